@@ -1,0 +1,87 @@
+package dev.delayjobs;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * One job to publish: a payload, when it becomes due, and optionally a business key.
+ *
+ * <pre>{@code
+ * delays.publishAll("reminders", List.of(
+ *         PublishRequest.of(reminder).delay(Duration.ofHours(1)).key("user-7"),
+ *         PublishRequest.of(other).at(Instant.parse("2026-12-01T09:00:00Z"))));
+ * }</pre>
+ *
+ * <p>Without {@link #delay} or {@link #at} the job is due at once. Immutable: each method returns
+ * a new request.
+ */
+public final class PublishRequest {
+
+    private final Object payload;
+    private final Duration delay;
+    private final Instant dueAt;
+    private final String key;
+    private final boolean replaceExisting;
+
+    private PublishRequest(Object payload, Duration delay, Instant dueAt, String key, boolean replaceExisting) {
+        this.payload = payload;
+        this.delay = delay;
+        this.dueAt = dueAt;
+        this.key = key;
+        this.replaceExisting = replaceExisting;
+    }
+
+    /** A request for {@code payload}, due at once until {@link #delay} or {@link #at} says otherwise. */
+    public static PublishRequest of(Object payload) {
+        return new PublishRequest(payload, Duration.ZERO, null, null, false);
+    }
+
+    /** Due after {@code delay} from the moment Redis stores the job. */
+    public PublishRequest delay(Duration delay) {
+        return new PublishRequest(payload, Objects.requireNonNull(delay, "delay must not be null"), null, key,
+                replaceExisting);
+    }
+
+    /** Due at {@code dueAt}, read with this JVM's clock. */
+    public PublishRequest at(Instant dueAt) {
+        return new PublishRequest(payload, null, Objects.requireNonNull(dueAt, "dueAt must not be null"), key,
+                replaceExisting);
+    }
+
+    /** Uses {@code key} as the job id. */
+    public PublishRequest key(String key) {
+        return new PublishRequest(payload, delay, dueAt, key, replaceExisting);
+    }
+
+    /**
+     * Replaces a job with the same key that is delayed, ready or dead (its attempts and error are
+     * reset). A running job is never replaced: the publish then keeps it and returns its id.
+     */
+    public PublishRequest replaceExisting() {
+        return new PublishRequest(payload, delay, dueAt, key, true);
+    }
+
+    public Object payload() {
+        return payload;
+    }
+
+    /** The delay, or {@code null} when the request names an instant. */
+    public Duration delay() {
+        return delay;
+    }
+
+    /** The due instant, or {@code null} when the request names a delay. */
+    public Instant dueAt() {
+        return dueAt;
+    }
+
+    /** The business key, or {@code null} for a generated id. */
+    public String key() {
+        return key;
+    }
+
+    public boolean isReplaceExisting() {
+        return replaceExisting;
+    }
+}

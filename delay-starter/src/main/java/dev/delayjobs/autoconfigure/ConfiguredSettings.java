@@ -1,0 +1,141 @@
+package dev.delayjobs.autoconfigure;
+
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.Locale;
+import java.util.concurrent.ThreadLocalRandom;
+
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+
+import dev.delayjobs.core.JobArguments;
+import dev.delayjobs.listener.QueueSettings;
+import dev.delayjobs.timer.WatchdogSettings;
+
+/**
+ * Turns {@link DelayProperties} into the settings the queues run with, rejecting at startup any
+ * value that cannot work, with the property named.
+ */
+final class ConfiguredSettings implements QueueSettings.Source {
+
+    private final DelayProperties properties;
+    private final QueueSettings defaults;
+
+    ConfiguredSettings(DelayProperties properties) {
+        this.properties = properties;
+        DelayProperties.Consumer consumer = properties.getConsumer();
+        DelayProperties.Backoff backoff = consumer.getBackoff();
+        this.defaults = build("delay.consumer", consumer.getConcurrency(), consumer.getMaxAttempts(), backoff.getInitial(),
+                backoff.getMultiplier(), backoff.getMax(), backoff.getJitter(), consumer.isAutoStartup());
+        properties.getQueues().keySet().forEach(this::forQueue);
+    }
+
+    @Override
+    public QueueSettings forQueue(String queue) {
+        DelayProperties.QueueOverrides o = properties.getQueues().get(queue);
+        if (o == null) {
+            return defaults;
+        }
+        String name = "delay.queues." + queue;
+        try {
+            JobArguments.queue(queue);
+        }
+        catch (IllegalArgumentException ex) {
+            throw new InvalidConfigurationPropertyValueException(name, queue, ex.getMessage());
+        }
+        DelayProperties.BackoffOverrides b = o.getBackoff();
+        QueueSettings.ExponentialBackoff d = defaults.backoff();
+        return build(name, or(o.getConcurrency(), defaults.concurrency()), or(o.getMaxAttempts(), defaults.maxAttempts()),
+                or(b.getInitial(), d.initial()), or(b.getMultiplier(), d.multiplier()), or(b.getMax(), d.max()),
+                or(b.getJitter(), d.jitter()), or(o.getAutoStartup(), defaults.autoStartup()));
+    }
+
+    WatchdogSettings watchdog() {
+        positive("delay.sweep-interval", properties.getSweepInterval());
+        positive("delay.heartbeat-interval", properties.getHeartbeatInterval());
+        positive("delay.heartbeat-lease", properties.getHeartbeatLease());
+        positive("delay.dead-retention", properties.getDeadRetention());
+        if (properties.getHeartbeatLease().compareTo(properties.getHeartbeatInterval()) <= 0) {
+            throw new InvalidConfigurationPropertyValueException("delay.heartbeat-lease", properties.getHeartbeatLease(),
+                    "must be longer than delay.heartbeat-interval (" + properties.getHeartbeatInterval()
+                            + "), or live instances lose their jobs to others");
+        }
+        if (properties.getTransferBatchSize() < 1 || properties.getTransferBatchSize() > 10_000) {
+            throw new InvalidConfigurationPropertyValueException("delay.transfer-batch-size",
+                    properties.getTransferBatchSize(), "must be between 1 and 10000");
+        }
+        return new WatchdogSettings(properties.getSweepInterval(), properties.getHeartbeatInterval(),
+                properties.getHeartbeatLease(), properties.getTransferBatchSize(), properties.getDeadRetention());
+    }
+
+    Duration shutdownTimeout() {
+        Duration timeout = properties.getShutdownTimeout();
+        if (timeout == null || timeout.isNegative()) {
+            throw new InvalidConfigurationPropertyValueException("delay.shutdown-timeout", timeout, "must be zero or positive");
+        }
+        return timeout;
+    }
+
+    String keyPrefix() {
+        String prefix = properties.getKeyPrefix();
+        if (prefix == null || prefix.isBlank() || prefix.contains("{") || prefix.contains("}")) {
+            throw new InvalidConfigurationPropertyValueException("delay.key-prefix", prefix,
+                    "must not be blank nor contain '{' or '}' (the queue name is the hash tag)");
+        }
+        return prefix;
+    }
+
+    long maxPayloadBytes() {
+        if (properties.getMaxPayloadSize() == null || properties.getMaxPayloadSize().toBytes() < 1) {
+            throw new InvalidConfigurationPropertyValueException("delay.max-payload-size", properties.getMaxPayloadSize(),
+                    "must be at least 1 byte");
+        }
+        return properties.getMaxPayloadSize().toBytes();
+    }
+
+    String instanceId() {
+        String configured = properties.getInstanceId();
+        if (configured != null) {
+            try {
+                return JobArguments.id(configured);
+            }
+            catch (IllegalArgumentException ex) {
+                throw new InvalidConfigurationPropertyValueException("delay.instance-id", configured, ex.getMessage());
+            }
+        }
+        String host = System.getenv("HOSTNAME");
+        if (host == null || host.isBlank()) {
+            try {
+                host = InetAddress.getLocalHost().getHostName();
+            }
+            catch (Exception ex) {
+                host = "host";
+            }
+        }
+        byte[] random = new byte[3];
+        ThreadLocalRandom.current().nextBytes(random);
+        return host.toLowerCase(Locale.ROOT) + "-" + ProcessHandle.current().pid() + "-" + HexFormat.of().formatHex(random);
+    }
+
+    private static QueueSettings build(String name, int concurrency, int maxAttempts, Duration initial, double multiplier,
+            Duration max, double jitter, boolean autoStartup) {
+        try {
+            return new QueueSettings(concurrency, maxAttempts,
+                    new QueueSettings.ExponentialBackoff(initial, multiplier, max, jitter), autoStartup);
+        }
+        catch (IllegalArgumentException ex) {
+            throw new InvalidConfigurationPropertyValueException(name, null, ex.getMessage());
+        }
+    }
+
+    private static void positive(String name, Duration value) {
+        if (value == null || value.isZero() || value.isNegative()) {
+            throw new InvalidConfigurationPropertyValueException(name, value, "must be positive");
+        }
+    }
+
+    private static <T> T or(T value, T fallback) {
+        return value != null ? value : fallback;
+    }
+
+}

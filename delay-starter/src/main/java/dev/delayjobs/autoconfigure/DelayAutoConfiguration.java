@@ -1,0 +1,78 @@
+package dev.delayjobs.autoconfigure;
+
+import org.redisson.api.RedissonClient;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+
+import dev.delayjobs.DelayPublisher;
+import dev.delayjobs.core.PayloadCodec;
+import dev.delayjobs.core.RedisDelayPublisher;
+import dev.delayjobs.listener.DelayedHandlerAnnotationBeanPostProcessor;
+import dev.delayjobs.listener.ListenerContainerRegistry;
+import dev.delayjobs.listener.QueueSettings;
+import dev.delayjobs.redis.RedisJobStore;
+import dev.delayjobs.timer.QueueWatchdog;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Delay queues on the application's {@link RedissonClient}: a {@link DelayPublisher}, the
+ * watchdog timer, and a listener container for every {@code @DelayedHandler} method.
+ */
+@AutoConfiguration(afterName = { "org.redisson.spring.starter.RedissonAutoConfigurationV4",
+        "org.redisson.spring.starter.RedissonAutoConfigurationV2",
+        "org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration" })
+@ConditionalOnClass(RedissonClient.class)
+@ConditionalOnBean(RedissonClient.class)
+@ConditionalOnProperty(prefix = "delay", name = "enabled", matchIfMissing = true)
+@EnableConfigurationProperties(DelayProperties.class)
+public final class DelayAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    static DelayedHandlerAnnotationBeanPostProcessor delayedHandlerAnnotationBeanPostProcessor() {
+        return new DelayedHandlerAnnotationBeanPostProcessor();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    ConfiguredSettings delayConfiguredSettings(DelayProperties properties) {
+        return new ConfiguredSettings(properties);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    RedisJobStore delayJobStore(RedissonClient redisson, ConfiguredSettings settings) {
+        return new RedisJobStore(redisson, settings.keyPrefix());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    PayloadCodec delayPayloadCodec(ObjectProvider<JsonMapper> jsonMapper, ConfiguredSettings settings) {
+        return new PayloadCodec(jsonMapper.getIfAvailable(JsonMapper::new), settings.maxPayloadBytes());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean(DelayPublisher.class)
+    RedisDelayPublisher delayPublisher(RedisJobStore store, PayloadCodec codec) {
+        return new RedisDelayPublisher(store, codec);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    QueueWatchdog delayQueueWatchdog(RedisJobStore store, ConfiguredSettings settings) {
+        return new QueueWatchdog(store, settings.watchdog(), settings.instanceId());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    ListenerContainerRegistry delayListenerContainerRegistry(RedisJobStore store, QueueWatchdog watchdog,
+            PayloadCodec codec, ConfiguredSettings settings) {
+        return new ListenerContainerRegistry(store, watchdog, codec, settings.shutdownTimeout());
+    }
+}

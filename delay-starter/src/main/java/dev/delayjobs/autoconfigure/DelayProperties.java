@@ -1,0 +1,391 @@
+package dev.delayjobs.autoconfigure;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.util.unit.DataSize;
+
+/**
+ * Configuration of the delay queues.
+ */
+@ConfigurationProperties("delay")
+public class DelayProperties {
+
+    /**
+     * Whether to auto-configure the delay queues.
+     */
+    private boolean enabled = true;
+
+    /**
+     * Prefix of every Redis key the delay queues use. Applications that share a Redis and must not
+     * see each other's queues use different prefixes.
+     */
+    private String keyPrefix = "delay";
+
+    /**
+     * Identity of this application instance among the consumers of a queue. Generated from the host
+     * name, the process id and a random suffix when not set; must be unique among live instances.
+     */
+    private String instanceId;
+
+    /**
+     * Largest payload accepted by a publish, as JSON.
+     */
+    private DataSize maxPayloadSize = DataSize.ofKilobytes(64);
+
+    /**
+     * Period of the sweep that transfers due jobs whatever pub/sub says and recovers the jobs of
+     * stopped instances. A lost wake message delays a job by at most this much.
+     */
+    private Duration sweepInterval = Duration.ofSeconds(1);
+
+    /**
+     * Period at which a consuming instance renews its lease on each of its queues.
+     */
+    private Duration heartbeatInterval = Duration.ofSeconds(5);
+
+    /**
+     * How long the jobs of an instance that stopped heartbeating (crashed, frozen, cut off) stay
+     * held before other instances send them back to ready. Must exceed the heartbeat interval.
+     */
+    private Duration heartbeatLease = Duration.ofSeconds(20);
+
+    /**
+     * Most due jobs moved from delayed to ready by one Redis script call; bounds how long one call
+     * holds Redis when a large batch becomes due at once.
+     */
+    private int transferBatchSize = 1000;
+
+    /**
+     * How long shutdown waits for running handlers before interrupting them and handing their jobs
+     * back to the queue.
+     */
+    private Duration shutdownTimeout = Duration.ofSeconds(30);
+
+    /**
+     * How long dead jobs are kept for inspection and requeueing before they are deleted.
+     */
+    private Duration deadRetention = Duration.ofDays(7);
+
+    /**
+     * Defaults for every @DelayedHandler.
+     */
+    private final Consumer consumer = new Consumer();
+
+    /**
+     * Per-queue settings, keyed by queue name; each overrides the delay.consumer defaults for its
+     * queue.
+     */
+    private Map<String, QueueOverrides> queues = new LinkedHashMap<>();
+
+    public boolean isEnabled() {
+        return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    public String getKeyPrefix() {
+        return keyPrefix;
+    }
+
+    public void setKeyPrefix(String keyPrefix) {
+        this.keyPrefix = keyPrefix;
+    }
+
+    public String getInstanceId() {
+        return instanceId;
+    }
+
+    public void setInstanceId(String instanceId) {
+        this.instanceId = instanceId;
+    }
+
+    public DataSize getMaxPayloadSize() {
+        return maxPayloadSize;
+    }
+
+    public void setMaxPayloadSize(DataSize maxPayloadSize) {
+        this.maxPayloadSize = maxPayloadSize;
+    }
+
+    public Duration getSweepInterval() {
+        return sweepInterval;
+    }
+
+    public void setSweepInterval(Duration sweepInterval) {
+        this.sweepInterval = sweepInterval;
+    }
+
+    public Duration getHeartbeatInterval() {
+        return heartbeatInterval;
+    }
+
+    public void setHeartbeatInterval(Duration heartbeatInterval) {
+        this.heartbeatInterval = heartbeatInterval;
+    }
+
+    public Duration getHeartbeatLease() {
+        return heartbeatLease;
+    }
+
+    public void setHeartbeatLease(Duration heartbeatLease) {
+        this.heartbeatLease = heartbeatLease;
+    }
+
+    public int getTransferBatchSize() {
+        return transferBatchSize;
+    }
+
+    public void setTransferBatchSize(int transferBatchSize) {
+        this.transferBatchSize = transferBatchSize;
+    }
+
+    public Duration getShutdownTimeout() {
+        return shutdownTimeout;
+    }
+
+    public void setShutdownTimeout(Duration shutdownTimeout) {
+        this.shutdownTimeout = shutdownTimeout;
+    }
+
+    public Duration getDeadRetention() {
+        return deadRetention;
+    }
+
+    public void setDeadRetention(Duration deadRetention) {
+        this.deadRetention = deadRetention;
+    }
+
+    public Consumer getConsumer() {
+        return consumer;
+    }
+
+    public Map<String, QueueOverrides> getQueues() {
+        return queues;
+    }
+
+    public void setQueues(Map<String, QueueOverrides> queues) {
+        this.queues = queues;
+    }
+
+    /** Defaults for every handler. */
+    public static class Consumer {
+
+        /**
+         * Jobs of one queue handled at once in this instance.
+         */
+        private int concurrency = 1;
+
+        /**
+         * Deliveries a job gets before it goes to the dead set (1 means no retry).
+         */
+        private int maxAttempts = 3;
+
+        /**
+         * Whether handlers start consuming when the application context starts.
+         */
+        private boolean autoStartup = true;
+
+        /**
+         * Delays between attempts of a failed job.
+         */
+        private final Backoff backoff = new Backoff();
+
+        public int getConcurrency() {
+            return concurrency;
+        }
+
+        public void setConcurrency(int concurrency) {
+            this.concurrency = concurrency;
+        }
+
+        public int getMaxAttempts() {
+            return maxAttempts;
+        }
+
+        public void setMaxAttempts(int maxAttempts) {
+            this.maxAttempts = maxAttempts;
+        }
+
+        public boolean isAutoStartup() {
+            return autoStartup;
+        }
+
+        public void setAutoStartup(boolean autoStartup) {
+            this.autoStartup = autoStartup;
+        }
+
+        public Backoff getBackoff() {
+            return backoff;
+        }
+    }
+
+    /** Retry delays: initial * multiplier^(attempt - 1), capped at max, spread by +/- jitter. */
+    public static class Backoff {
+
+        /**
+         * Delay before the first retry.
+         */
+        private Duration initial = Duration.ofSeconds(1);
+
+        /**
+         * Factor applied to the delay after each failed attempt (at least 1.0).
+         */
+        private double multiplier = 2.0;
+
+        /**
+         * Longest delay between two attempts.
+         */
+        private Duration max = Duration.ofMinutes(10);
+
+        /**
+         * Random spread of each delay, as a fraction of it (0.0 to 1.0), so that jobs that failed
+         * together do not retry together.
+         */
+        private double jitter = 0.1;
+
+        public Duration getInitial() {
+            return initial;
+        }
+
+        public void setInitial(Duration initial) {
+            this.initial = initial;
+        }
+
+        public double getMultiplier() {
+            return multiplier;
+        }
+
+        public void setMultiplier(double multiplier) {
+            this.multiplier = multiplier;
+        }
+
+        public Duration getMax() {
+            return max;
+        }
+
+        public void setMax(Duration max) {
+            this.max = max;
+        }
+
+        public double getJitter() {
+            return jitter;
+        }
+
+        public void setJitter(double jitter) {
+            this.jitter = jitter;
+        }
+    }
+
+    /** Settings of one queue; each one left unset takes the delay.consumer default. */
+    public static class QueueOverrides {
+
+        /**
+         * Jobs of this queue handled at once in this instance.
+         */
+        private Integer concurrency;
+
+        /**
+         * Deliveries a job of this queue gets before it goes to the dead set.
+         */
+        private Integer maxAttempts;
+
+        /**
+         * Whether the handler of this queue starts with the application context.
+         */
+        private Boolean autoStartup;
+
+        /**
+         * Retry delays of this queue.
+         */
+        private final BackoffOverrides backoff = new BackoffOverrides();
+
+        public Integer getConcurrency() {
+            return concurrency;
+        }
+
+        public void setConcurrency(Integer concurrency) {
+            this.concurrency = concurrency;
+        }
+
+        public Integer getMaxAttempts() {
+            return maxAttempts;
+        }
+
+        public void setMaxAttempts(Integer maxAttempts) {
+            this.maxAttempts = maxAttempts;
+        }
+
+        public Boolean getAutoStartup() {
+            return autoStartup;
+        }
+
+        public void setAutoStartup(Boolean autoStartup) {
+            this.autoStartup = autoStartup;
+        }
+
+        public BackoffOverrides getBackoff() {
+            return backoff;
+        }
+    }
+
+    /** Retry delays of one queue; each one left unset takes the delay.consumer.backoff default. */
+    public static class BackoffOverrides {
+
+        /**
+         * Delay before the first retry.
+         */
+        private Duration initial;
+
+        /**
+         * Factor applied to the delay after each failed attempt.
+         */
+        private Double multiplier;
+
+        /**
+         * Longest delay between two attempts.
+         */
+        private Duration max;
+
+        /**
+         * Random spread of each delay, as a fraction of it.
+         */
+        private Double jitter;
+
+        public Duration getInitial() {
+            return initial;
+        }
+
+        public void setInitial(Duration initial) {
+            this.initial = initial;
+        }
+
+        public Double getMultiplier() {
+            return multiplier;
+        }
+
+        public void setMultiplier(Double multiplier) {
+            this.multiplier = multiplier;
+        }
+
+        public Duration getMax() {
+            return max;
+        }
+
+        public void setMax(Duration max) {
+            this.max = max;
+        }
+
+        public Double getJitter() {
+            return jitter;
+        }
+
+        public void setJitter(Double jitter) {
+            this.jitter = jitter;
+        }
+    }
+}

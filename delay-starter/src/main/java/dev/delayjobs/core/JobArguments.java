@@ -1,0 +1,59 @@
+package dev.delayjobs.core;
+
+import java.time.Duration;
+import java.util.regex.Pattern;
+
+/** The rules every public entry point applies to queue names, job ids and delays. */
+public final class JobArguments {
+
+    /** Longest queue name accepted. */
+    public static final int MAX_QUEUE_LENGTH = 100;
+
+    /** Longest job id or business key accepted. */
+    public static final int MAX_ID_LENGTH = 256;
+
+    private static final Pattern QUEUE = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0," + (MAX_QUEUE_LENGTH - 1) + "}");
+
+    private JobArguments() {
+    }
+
+    /** Checks a queue name: letters, digits, '.', '_' or '-', starting with a letter or digit. */
+    public static String queue(String queue) {
+        if (queue == null) {
+            throw new IllegalArgumentException("queue name must not be null");
+        }
+        if (!QUEUE.matcher(queue).matches()) {
+            throw new IllegalArgumentException("invalid queue name '" + queue + "': use 1 to " + MAX_QUEUE_LENGTH
+                    + " letters, digits, '.', '_' or '-', starting with a letter or digit");
+        }
+        return queue;
+    }
+
+    /** Checks a job id or business key: not blank, at most 256 characters, no control characters. */
+    public static String id(String id) {
+        if (id == null) {
+            throw new IllegalArgumentException("job id/key must not be null");
+        }
+        if (id.isBlank()) {
+            throw new IllegalArgumentException("job id/key must not be blank");
+        }
+        if (id.length() > MAX_ID_LENGTH) {
+            throw new IllegalArgumentException("job id/key is " + id.length() + " characters long; the maximum is "
+                    + MAX_ID_LENGTH);
+        }
+        if (id.chars().anyMatch(Character::isISOControl)) {
+            throw new IllegalArgumentException("job id/key must not contain control characters");
+        }
+        return id;
+    }
+
+    public static Duration delay(Duration delay) {
+        if (delay == null) {
+            throw new IllegalArgumentException("delay must not be null");
+        }
+        if (delay.isNegative()) {
+            throw new IllegalArgumentException("delay must not be negative, was " + delay);
+        }
+        return delay;
+    }
+}

@@ -1,0 +1,76 @@
+package dev.delayjobs.listener;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.time.Instant;
+
+import org.springframework.util.ReflectionUtils;
+
+import dev.delayjobs.DelayedJob;
+import dev.delayjobs.redis.StoredJob;
+import tools.jackson.databind.JavaType;
+
+/**
+ * One {@code @DelayedHandler} method, ready to be called: its bean, its queue, its resolved
+ * settings and the type its payload is read as.
+ */
+final class HandlerEndpoint {
+
+    private final String beanName;
+    private final Object bean;
+    private final Method method;
+    private final String queue;
+    private final QueueSettings settings;
+    private final JavaType payloadType;
+    private final boolean wantsJob;
+
+    HandlerEndpoint(String beanName, Object bean, Method method, String queue, QueueSettings settings,
+            JavaType payloadType, boolean wantsJob) {
+        this.beanName = beanName;
+        this.bean = bean;
+        this.method = method;
+        this.queue = queue;
+        this.settings = settings;
+        this.payloadType = payloadType;
+        this.wantsJob = wantsJob;
+        ReflectionUtils.makeAccessible(method);
+    }
+
+    String queue() {
+        return queue;
+    }
+
+    QueueSettings settings() {
+        return settings;
+    }
+
+    JavaType payloadType() {
+        return payloadType;
+    }
+
+    /** "bean 'orderTimeouts' method OrderTimeouts.close(OrderTimeout)", for messages. */
+    String describe() {
+        return describe(beanName, method);
+    }
+
+    static String describe(String beanName, Method method) {
+        StringBuilder params = new StringBuilder();
+        for (Class<?> type : method.getParameterTypes()) {
+            params.append(params.isEmpty() ? "" : ", ").append(type.getSimpleName());
+        }
+        return "bean '" + beanName + "' method " + method.getDeclaringClass().getSimpleName() + "." + method.getName()
+                + "(" + params + ")";
+    }
+
+    /** Calls the method; an exception it throws comes out unwrapped. */
+    void invoke(StoredJob job, Object payload) throws Throwable {
+        Object argument = wantsJob ? new DelayedJob<>(queue, job.id(), payload, job.attempts(),
+                Instant.ofEpochMilli(job.dueAt()), Instant.ofEpochMilli(job.publishedAt())) : payload;
+        try {
+            method.invoke(bean, argument);
+        }
+        catch (InvocationTargetException ex) {
+            throw ex.getTargetException();
+        }
+    }
+}

@@ -1,0 +1,274 @@
+package dev.delayjobs.listener;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import dev.delayjobs.NonRetryableJobException;
+import dev.delayjobs.core.PayloadCodec;
+import dev.delayjobs.redis.Claim;
+import dev.delayjobs.redis.RedisJobStore;
+import dev.delayjobs.redis.StoredJob;
+import dev.delayjobs.timer.QueueWatchdog;
+import tools.jackson.core.JacksonException;
+
+/**
+ * Runs the handler of one queue in this instance: one claimer thread takes as many ready jobs as
+ * there are free workers (one Redis connection, however many workers), and {@code concurrency}
+ * workers call the handler, then ack, retry or bury each job.
+ *
+ * <p>A claim or an outcome whose reply is lost (a timeout, a dropped connection) leaves jobs
+ * held by this live instance that no worker handles: the next claim first hands those back.
+ *
+ * <p>Stopping stops claiming, waits for running handlers up to the shutdown timeout, interrupts
+ * those still running, and hands every job still held back to ready at once.
+ */
+public final class ListenerContainer {
+
+    private static final Log logger = LogFactory.getLog(ListenerContainer.class);
+    private static final Duration AWAIT_READY = Duration.ofSeconds(1);
+    private static final int MAX_ERROR_LENGTH = 2000;
+
+    private final HandlerEndpoint endpoint;
+    private final RedisJobStore store;
+    private final QueueWatchdog watchdog;
+    private final PayloadCodec codec;
+    private final Duration shutdownTimeout;
+
+    private final Object lifecycle = new Object();
+    private volatile boolean running;
+    private Thread claimer;
+    private ExecutorService workers;
+    private Semaphore freeWorkers;
+    /** Ids this instance is handling; anything else in its active list is held by mistake. */
+    private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
+    /** Set when a claim or an outcome may have reached Redis without this instance knowing. */
+    private volatile boolean heldUnknown;
+
+    ListenerContainer(HandlerEndpoint endpoint, RedisJobStore store, QueueWatchdog watchdog, PayloadCodec codec,
+            Duration shutdownTimeout) {
+        this.endpoint = endpoint;
+        this.store = store;
+        this.watchdog = watchdog;
+        this.codec = codec;
+        this.shutdownTimeout = shutdownTimeout;
+    }
+
+    public String queue() {
+        return endpoint.queue();
+    }
+
+    public QueueSettings settings() {
+        return endpoint.settings();
+    }
+
+    public boolean isRunning() {
+        return running;
+    }
+
+    public void start() {
+        synchronized (lifecycle) {
+            if (running) {
+                return;
+            }
+            QueueSettings settings = endpoint.settings();
+            watchdog.watch(queue(), settings.maxAttempts(), settings.concurrency());
+            freeWorkers = new Semaphore(settings.concurrency());
+            AtomicInteger count = new AtomicInteger();
+            workers = new ThreadPoolExecutor(settings.concurrency(), settings.concurrency(), 0, TimeUnit.MILLISECONDS,
+                    new LinkedBlockingQueue<>(), task -> new Thread(task, "delay-" + queue() + "-" + count.incrementAndGet()));
+            running = true;
+            claimer = new Thread(this::claimLoop, "delay-" + queue() + "-claimer");
+            claimer.start();
+        }
+    }
+
+    public void stop() {
+        synchronized (lifecycle) {
+            if (!running) {
+                return;
+            }
+            running = false;
+            claimer.interrupt();
+            join(claimer, AWAIT_READY.plusSeconds(5));
+            workers.shutdown();
+            if (!awaitTermination(workers, shutdownTimeout)) {
+                logger.warn("Queue '" + queue() + "': handlers still running after " + shutdownTimeout
+                        + "; interrupting them and handing their jobs back");
+                workers.shutdownNow();
+                awaitTermination(workers, Duration.ofSeconds(5));
+            }
+            try {
+                store.release(queue(), watchdog.instanceId());
+            }
+            catch (RuntimeException ex) {
+                logger.warn("Queue '" + queue() + "': could not hand jobs back at shutdown; other instances recover "
+                        + "them when the heartbeat lease expires: " + ex.getMessage());
+            }
+            watchdog.unwatch(queue());
+        }
+    }
+
+    private void claimLoop() {
+        Duration lease = watchdog.settings().heartbeatLease();
+        while (running) {
+            int wanted;
+            try {
+                freeWorkers.acquire();
+                wanted = 1 + freeWorkers.drainPermits();
+            }
+            catch (InterruptedException ex) {
+                break;
+            }
+            Claim claim;
+            try {
+                if (heldUnknown) {
+                    heldUnknown = false;
+                    store.releaseAllBut(queue(), watchdog.instanceId(), List.copyOf(inFlight));
+                }
+                claim = store.claim(queue(), watchdog.instanceId(), wanted, lease);
+            }
+            catch (RuntimeException ex) {
+                heldUnknown = true;
+                freeWorkers.release(wanted);
+                if (running) {
+                    logger.warn("Queue '" + queue() + "': claiming failed, retrying in 1s: " + ex.getMessage());
+                    pause(Duration.ofSeconds(1));
+                }
+                continue;
+            }
+            List<StoredJob> jobs = claim.jobs();
+            freeWorkers.release(wanted - jobs.size());
+            for (StoredJob job : jobs) {
+                inFlight.add(job.id());
+                workers.execute(() -> handle(job));
+            }
+            if (jobs.isEmpty() && running) {
+                try {
+                    store.awaitReady(queue(), AWAIT_READY);
+                }
+                catch (RuntimeException ex) {
+                    if (running) {
+                        pause(Duration.ofMillis(200));
+                    }
+                }
+            }
+        }
+    }
+
+    private void handle(StoredJob job) {
+        try {
+            Object payload;
+            try {
+                payload = codec.read(job.payload(), endpoint.payloadType());
+            }
+            catch (JacksonException ex) {
+                logger.error("Queue '" + queue() + "': job '" + job.id() + "' cannot be read as " + endpoint.payloadType()
+                        + "; moving it to the dead set: " + ex.getOriginalMessage());
+                complete(job, () -> store.bury(queue(), watchdog.instanceId(), job,
+                        truncate("payload cannot be read as " + endpoint.payloadType() + ": " + ex.getOriginalMessage())));
+                return;
+            }
+            try {
+                endpoint.invoke(job, payload);
+            }
+            catch (Throwable ex) {
+                onFailure(job, ex);
+                return;
+            }
+            complete(job, () -> store.ack(queue(), watchdog.instanceId(), List.of(job)));
+        }
+        finally {
+            inFlight.remove(job.id());
+            freeWorkers.release();
+        }
+    }
+
+    private void onFailure(StoredJob job, Throwable ex) {
+        if (ex instanceof Error && !(ex instanceof AssertionError)) {
+            logger.error("Queue '" + queue() + "': handler threw " + ex + " on job '" + job.id() + "'", ex);
+        }
+        String error = truncate(ex.getClass().getName() + ": " + ex.getMessage());
+        int maxAttempts = endpoint.settings().maxAttempts();
+        if (ex instanceof NonRetryableJobException || job.attempts() >= maxAttempts) {
+            logger.warn("Queue '" + queue() + "': job '" + job.id() + "' failed attempt " + job.attempts() + " of "
+                    + maxAttempts + "; moving it to the dead set: " + error);
+            complete(job, () -> store.bury(queue(), watchdog.instanceId(), job, error));
+            return;
+        }
+        Duration backoff = endpoint.settings().backoff().delayAfter(job.attempts(), ThreadLocalRandom.current().nextDouble());
+        logger.info("Queue '" + queue() + "': job '" + job.id() + "' failed attempt " + job.attempts() + " of " + maxAttempts
+                + "; retrying in " + backoff.toMillis() + " ms: " + error);
+        complete(job, () -> store.retry(queue(), watchdog.instanceId(), job, error, backoff));
+    }
+
+    /**
+     * Records the outcome of a job, retrying while Redis is unreachable: a lost ack would leave the
+     * job held by a live instance. Gives up after about a minute; the job is then handed back at
+     * shutdown or recovered if this instance dies.
+     */
+    private void complete(StoredJob job, Runnable outcome) {
+        long waitMs = 100;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (true) {
+            try {
+                outcome.run();
+                return;
+            }
+            catch (RuntimeException ex) {
+                if (System.nanoTime() > deadline || Thread.currentThread().isInterrupted()) {
+                    logger.error("Queue '" + queue() + "': could not record the outcome of job '" + job.id()
+                            + "'; it will be handed back and delivered again: " + ex.getMessage());
+                    inFlight.remove(job.id());
+                    heldUnknown = true;
+                    return;
+                }
+                pause(Duration.ofMillis(waitMs));
+                waitMs = Math.min(waitMs * 2, 5000);
+            }
+        }
+    }
+
+    private static String truncate(String text) {
+        return text.length() <= MAX_ERROR_LENGTH ? text : text.substring(0, MAX_ERROR_LENGTH) + "...";
+    }
+
+    private static void pause(Duration duration) {
+        try {
+            Thread.sleep(duration.toMillis());
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void join(Thread thread, Duration timeout) {
+        try {
+            thread.join(timeout.toMillis());
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static boolean awaitTermination(ExecutorService executor, Duration timeout) {
+        try {
+            return executor.awaitTermination(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+}

@@ -1,0 +1,108 @@
+package dev.delayjobs.listener;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import org.springframework.beans.factory.BeanInitializationException;
+import org.springframework.context.SmartLifecycle;
+
+import dev.delayjobs.core.PayloadCodec;
+import dev.delayjobs.redis.RedisJobStore;
+import dev.delayjobs.timer.QueueWatchdog;
+
+/**
+ * Holds one {@link ListenerContainer} per {@code @DelayedHandler} queue and runs them with the
+ * application context: they start last, once everything else is up, and stop first.
+ */
+public final class ListenerContainerRegistry implements SmartLifecycle {
+
+    /** Phase of the containers: after the watchdog they rely on. */
+    public static final int PHASE = QueueWatchdog.PHASE + 100;
+
+    private final RedisJobStore store;
+    private final QueueWatchdog watchdog;
+    private final PayloadCodec codec;
+    private final Duration shutdownTimeout;
+    private final Map<String, Registered> containers = new LinkedHashMap<>();
+    private volatile boolean running;
+
+    public ListenerContainerRegistry(RedisJobStore store, QueueWatchdog watchdog, PayloadCodec codec,
+            Duration shutdownTimeout) {
+        this.store = store;
+        this.watchdog = watchdog;
+        this.codec = codec;
+        this.shutdownTimeout = shutdownTimeout;
+    }
+
+    synchronized void register(HandlerEndpoint endpoint) {
+        Registered existing = containers.get(endpoint.queue());
+        if (existing != null) {
+            throw new BeanInitializationException("Two @DelayedHandler methods consume queue '" + endpoint.queue() + "': "
+                    + existing.endpoint.describe() + " and " + endpoint.describe() + "; a queue has one handler");
+        }
+        containers.put(endpoint.queue(),
+                new Registered(endpoint, new ListenerContainer(endpoint, store, watchdog, codec, shutdownTimeout)));
+    }
+
+    /** The containers, in registration order. */
+    public synchronized List<ListenerContainer> getContainers() {
+        return containers.values().stream().map(Registered::container).toList();
+    }
+
+    public synchronized Optional<ListenerContainer> getContainer(String queue) {
+        return Optional.ofNullable(containers.get(queue)).map(Registered::container);
+    }
+
+    @Override
+    public synchronized void start() {
+        for (Registered registered : containers.values()) {
+            if (registered.endpoint.settings().autoStartup()) {
+                registered.container.start();
+            }
+        }
+        running = true;
+    }
+
+    /** Stops every container at once, so the shutdown timeout applies once, not once per queue. */
+    @Override
+    public void stop() {
+        Collection<ListenerContainer> all;
+        synchronized (this) {
+            running = false;
+            all = getContainers();
+        }
+        List<Thread> stopping = new ArrayList<>();
+        for (ListenerContainer container : all) {
+            Thread thread = new Thread(container::stop, "delay-stop-" + container.queue());
+            thread.start();
+            stopping.add(thread);
+        }
+        for (Thread thread : stopping) {
+            try {
+                thread.join();
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+
+    @Override
+    public int getPhase() {
+        return PHASE;
+    }
+
+    private record Registered(HandlerEndpoint endpoint, ListenerContainer container) {
+    }
+}

@@ -1,0 +1,77 @@
+package dev.delayjobs.listener;
+
+import java.time.Duration;
+
+/**
+ * How the handler of one queue consumes, after annotation attributes, {@code delay.queues.<queue>.*}
+ * and the {@code delay.consumer.*} defaults were applied, in that order of precedence.
+ *
+ * @param concurrency jobs handled at once in this instance
+ * @param maxAttempts deliveries before a job goes dead
+ * @param backoff delay between attempts
+ * @param autoStartup whether the container starts with the context
+ */
+public record QueueSettings(int concurrency, int maxAttempts, ExponentialBackoff backoff, boolean autoStartup) {
+
+    public QueueSettings {
+        if (concurrency < 1) {
+            throw new IllegalArgumentException("concurrency must be at least 1, was " + concurrency);
+        }
+        if (maxAttempts < 1) {
+            throw new IllegalArgumentException("maxAttempts must be at least 1, was " + maxAttempts);
+        }
+    }
+
+    QueueSettings withConcurrency(int value) {
+        return new QueueSettings(value, maxAttempts, backoff, autoStartup);
+    }
+
+    QueueSettings withMaxAttempts(int value) {
+        return new QueueSettings(concurrency, value, backoff, autoStartup);
+    }
+
+    QueueSettings withBackoff(ExponentialBackoff value) {
+        return new QueueSettings(concurrency, maxAttempts, value, autoStartup);
+    }
+
+    QueueSettings withAutoStartup(boolean value) {
+        return new QueueSettings(concurrency, maxAttempts, backoff, value);
+    }
+
+    /** Where the configured settings of a queue come from (the {@code delay.*} properties). */
+    @FunctionalInterface
+    public interface Source {
+
+        QueueSettings forQueue(String queue);
+    }
+
+    /** The retry delays: {@code initial * multiplier^(attempt-1)}, capped at {@code max}, spread by ±{@code jitter}. */
+    public record ExponentialBackoff(Duration initial, double multiplier, Duration max, double jitter) {
+
+        public ExponentialBackoff {
+            if (initial == null || initial.isNegative()) {
+                throw new IllegalArgumentException("backoff initial must be zero or positive, was " + initial);
+            }
+            if (max == null || max.compareTo(initial) < 0) {
+                throw new IllegalArgumentException("backoff max must be at least the initial delay " + initial + ", was " + max);
+            }
+            if (!(multiplier >= 1.0) || Double.isInfinite(multiplier)) {
+                throw new IllegalArgumentException("backoff multiplier must be at least 1.0, was " + multiplier);
+            }
+            if (!(jitter >= 0.0 && jitter <= 1.0)) {
+                throw new IllegalArgumentException("backoff jitter must be between 0.0 and 1.0, was " + jitter);
+            }
+        }
+
+        /**
+         * The delay before the next attempt after {@code failedAttempt} failed (1 for the first).
+         * @param random a number in [0, 1) that spreads the delay
+         */
+        public Duration delayAfter(int failedAttempt, double random) {
+            double base = initial.toMillis() * Math.pow(multiplier, Math.max(0, failedAttempt - 1));
+            double capped = Math.min(base, max.toMillis());
+            double spread = capped * jitter * (2 * random - 1);
+            return Duration.ofMillis(Math.max(0, Math.round(Math.min(capped + spread, max.toMillis()))));
+        }
+    }
+}

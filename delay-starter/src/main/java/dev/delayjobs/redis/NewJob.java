@@ -1,0 +1,13 @@
+package dev.delayjobs.redis;
+
+/**
+ * A job to store.
+ *
+ * @param id the job id
+ * @param relative whether {@code time} is a delay in ms from the Redis server's now, or epoch ms
+ * @param time the delay or the due time
+ * @param replaceExisting whether to replace a waiting or dead job with the same id
+ * @param payload the payload JSON
+ */
+public record NewJob(String id, boolean relative, long time, boolean replaceExisting, String payload) {
+}

@@ -1,0 +1,67 @@
+package dev.delayjobs.redis;
+
+import java.util.List;
+
+/**
+ * The Redis key names of one queue. Every key carries the hash tag {@code {queue}} so that each
+ * script touches a single Redis Cluster slot.
+ */
+record QueueKeys(String prefix, String queue) {
+
+    String jobs() {
+        return base() + "jobs";
+    }
+
+    String delayed() {
+        return base() + "delayed";
+    }
+
+    String ready() {
+        return base() + "ready";
+    }
+
+    String dead() {
+        return base() + "dead";
+    }
+
+    String errors() {
+        return base() + "errors";
+    }
+
+    String stats() {
+        return base() + "stats";
+    }
+
+    String instances() {
+        return base() + "instances";
+    }
+
+    String workers() {
+        return base() + "workers";
+    }
+
+    String activePrefix() {
+        return base() + "active:";
+    }
+
+    String active(String instance) {
+        return activePrefix() + instance;
+    }
+
+    String wakeChannel() {
+        return base() + "wake";
+    }
+
+    /** Names of all queues ever used under this prefix (not hash-tagged: no script touches it). */
+    static String registry(String prefix) {
+        return prefix + ":queues";
+    }
+
+    List<Object> of(String... keys) {
+        return List.of((Object[]) keys);
+    }
+
+    private String base() {
+        return prefix + ":{" + queue + "}:";
+    }
+}

@@ -1,0 +1,11 @@
+package dev.delayjobs.redis;
+
+/**
+ * The result of recovering the jobs of stopped consumer instances.
+ *
+ * @param requeued jobs sent back to ready
+ * @param buried jobs that had used all their attempts and went to the dead set
+ * @param instances instances removed
+ */
+public record Recovery(long requeued, long buried, long instances) {
+}

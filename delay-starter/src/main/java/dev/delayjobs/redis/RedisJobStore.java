@@ -1,0 +1,314 @@
+package dev.delayjobs.redis;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongConsumer;
+import java.util.function.Supplier;
+
+import org.redisson.api.RScript;
+import org.redisson.api.RScript.Mode;
+import org.redisson.api.RScript.ReturnType;
+import org.redisson.api.RTopic;
+import org.redisson.api.RedissonClient;
+import org.redisson.api.queue.DequeMoveArgs;
+import org.redisson.client.RedisException;
+import org.redisson.client.codec.StringCodec;
+
+import dev.delayjobs.DelayQueueException;
+import dev.delayjobs.JobInfo;
+import dev.delayjobs.JobState;
+
+/**
+ * The data model of the delay queues behind one facade: the only class that knows a key name or
+ * runs a script. Every state change is one atomic Lua script, O(log N) or better in the backlog.
+ *
+ * <p>Internal API: used by the publisher, the watchdog timer and the listener containers.
+ * Failures to reach Redis surface as {@link DelayQueueException}.
+ */
+public final class RedisJobStore {
+
+    private static final LuaScript PUBLISH = LuaScript.load("publish");
+    private static final LuaScript TRANSFER = LuaScript.load("transfer");
+    private static final LuaScript CLAIM = LuaScript.load("claim");
+    private static final LuaScript ACK = LuaScript.load("ack");
+    private static final LuaScript RETRY = LuaScript.load("retry");
+    private static final LuaScript BURY = LuaScript.load("bury");
+    private static final LuaScript HEARTBEAT = LuaScript.load("heartbeat");
+    private static final LuaScript RECOVER = LuaScript.load("recover");
+    private static final LuaScript CANCEL = LuaScript.load("cancel");
+    private static final LuaScript RESCHEDULE = LuaScript.load("reschedule");
+    private static final LuaScript FIND = LuaScript.load("find");
+    private static final LuaScript TRIM_DEAD = LuaScript.load("trim-dead");
+
+    private final RedissonClient redisson;
+    private final String prefix;
+    private final RScript script;
+    private final Set<String> registered = ConcurrentHashMap.newKeySet();
+
+    public RedisJobStore(RedissonClient redisson, String prefix) {
+        this.redisson = redisson;
+        this.prefix = prefix;
+        this.script = redisson.getScript(StringCodec.INSTANCE);
+    }
+
+    public String prefix() {
+        return prefix;
+    }
+
+    /** Records the queue name in the registry of known queues, once per store. */
+    public void registerQueue(String queue) {
+        if (!registered.contains(queue)) {
+            call("register queue", queue, () -> redisson.getSet(QueueKeys.registry(prefix), StringCodec.INSTANCE).add(queue));
+            registered.add(queue);
+        }
+    }
+
+    /** Names of every queue published to or consumed under this prefix. */
+    public Set<String> knownQueues() {
+        return call("list queues", "*", () -> redisson.<String>getSet(QueueKeys.registry(prefix), StringCodec.INSTANCE).readAll());
+    }
+
+    public List<PublishOutcome> publish(String queue, List<NewJob> jobs) {
+        QueueKeys k = keys(queue);
+        List<Object> args = new ArrayList<>(2 + jobs.size() * 5);
+        args.add(k.wakeChannel());
+        args.add(Integer.toString(jobs.size()));
+        for (NewJob job : jobs) {
+            args.add(job.id());
+            args.add(job.relative() ? "d" : "a");
+            args.add(Long.toString(job.time()));
+            args.add(job.replaceExisting() ? "1" : "0");
+            args.add(job.payload());
+        }
+        List<Object> result = call("publish to", queue, () -> PUBLISH.run(script, Mode.READ_WRITE, ReturnType.LIST,
+                k.of(k.jobs(), k.delayed(), k.ready(), k.stats(), k.dead(), k.errors()), args.toArray()));
+        List<PublishOutcome> outcomes = new ArrayList<>(result.size());
+        for (Object status : result) {
+            outcomes.add(switch (((Number) status).intValue()) {
+                case 1 -> PublishOutcome.CREATED;
+                case 2 -> PublishOutcome.REPLACED;
+                default -> PublishOutcome.KEPT_EXISTING;
+            });
+        }
+        return outcomes;
+    }
+
+    /** Moves up to {@code batch} due jobs to ready and tells when the next one is due. */
+    public Transfer transfer(String queue, int batch) {
+        QueueKeys k = keys(queue);
+        List<Object> r = call("transfer due jobs of", queue, () -> TRANSFER.run(script, Mode.READ_WRITE, ReturnType.LIST,
+                k.of(k.delayed(), k.ready()), Integer.toString(batch)));
+        return new Transfer(asInt(r.get(0)), asLong(r.get(1)), asLong(r.get(2)));
+    }
+
+    /**
+     * Blocks until the ready list of the queue is not empty, or the timeout passes, without taking
+     * anything: the head is moved onto itself ({@code BLMOVE ready ready LEFT LEFT}).
+     * @return whether jobs are ready
+     */
+    public boolean awaitReady(String queue, Duration timeout) {
+        QueueKeys k = keys(queue);
+        return call("wait on", queue, () -> redisson.<String>getBlockingDeque(k.ready(), StringCodec.INSTANCE)
+                .move(timeout, DequeMoveArgs.pollFirst().addFirstTo(k.ready()))) != null;
+    }
+
+    /** Takes up to {@code max} ready jobs for {@code instance}; each becomes RUNNING and counts an attempt. */
+    public Claim claim(String queue, String instance, int max, Duration lease) {
+        QueueKeys k = keys(queue);
+        List<Object> r = call("claim from", queue, () -> CLAIM.run(script, Mode.READ_WRITE, ReturnType.LIST,
+                k.of(k.ready(), k.active(instance), k.jobs(), k.delayed(), k.dead(), k.errors(), k.stats(),
+                        k.instances()),
+                Integer.toString(max), instance, Long.toString(lease.toMillis())));
+        List<StoredJob> jobs = new ArrayList<>((r.size() - 1) / 2);
+        for (int i = 1; i + 1 < r.size(); i += 2) {
+            jobs.add(StoredJob.parse((String) r.get(i), (String) r.get(i + 1)));
+        }
+        return new Claim(asLong(r.get(0)), jobs);
+    }
+
+    /** Deletes jobs whose handler succeeded. */
+    public int ack(String queue, String instance, List<StoredJob> jobs) {
+        QueueKeys k = keys(queue);
+        Object[] args = new Object[jobs.size() * 2];
+        for (int i = 0; i < jobs.size(); i++) {
+            args[2 * i] = jobs.get(i).id();
+            args[2 * i + 1] = jobs.get(i).gen();
+        }
+        Long done = call("ack on", queue, () -> ACK.run(script, Mode.READ_WRITE, ReturnType.LONG,
+                k.of(k.active(instance), k.jobs(), k.errors(), k.stats()), args));
+        return done.intValue();
+    }
+
+    /** Schedules a failed job again after {@code backoff}. */
+    public boolean retry(String queue, String instance, StoredJob job, String error, Duration backoff) {
+        QueueKeys k = keys(queue);
+        Long r = call("retry on", queue, () -> RETRY.run(script, Mode.READ_WRITE, ReturnType.LONG,
+                k.of(k.active(instance), k.jobs(), k.delayed(), k.errors(), k.stats()),
+                job.id(), job.gen(), error, Long.toString(backoff.toMillis()), k.wakeChannel()));
+        return r == 1L;
+    }
+
+    /** Moves a claimed job to the dead set with {@code error}. */
+    public boolean bury(String queue, String instance, StoredJob job, String error) {
+        QueueKeys k = keys(queue);
+        Long r = call("bury on", queue, () -> BURY.run(script, Mode.READ_WRITE, ReturnType.LONG,
+                k.of(k.active(instance), k.jobs(), k.dead(), k.errors(), k.stats()), job.id(), job.gen(), error));
+        return r == 1L;
+    }
+
+    /** Renews the lease of {@code instance} on the queue. */
+    public void heartbeat(String queue, String instance, Duration lease, int workers) {
+        QueueKeys k = keys(queue);
+        call("heartbeat on", queue, () -> HEARTBEAT.run(script, Mode.READ_WRITE, ReturnType.LONG,
+                k.of(k.instances(), k.workers()), instance, Long.toString(lease.toMillis()), Integer.toString(workers)));
+    }
+
+    /** Sends the jobs of instances whose lease expired back to ready (or dead, past {@code maxAttempts}). */
+    public Recovery recoverExpired(String queue, int maxAttempts) {
+        return recover(queue, maxAttempts, "", false, List.of());
+    }
+
+    /** Hands every job {@code instance} holds back to ready at once and forgets the instance (shutdown). */
+    public Recovery release(String queue, String instance) {
+        return recover(queue, Integer.MAX_VALUE, instance, true, List.of());
+    }
+
+    /**
+     * Hands back the jobs {@code instance} holds but no longer handles (a claim or an ack whose reply
+     * was lost), keeping those in {@code inFlight}.
+     */
+    public Recovery releaseAllBut(String queue, String instance, Collection<String> inFlight) {
+        return recover(queue, Integer.MAX_VALUE, instance, false, inFlight);
+    }
+
+    private Recovery recover(String queue, int maxAttempts, String instance, boolean forget, Collection<String> keep) {
+        QueueKeys k = keys(queue);
+        List<Object> args = new ArrayList<>(4 + keep.size());
+        args.add(k.activePrefix());
+        args.add(Integer.toString(maxAttempts));
+        args.add(instance);
+        args.add(forget ? "1" : "0");
+        args.addAll(keep);
+        List<Object> r = call("recover jobs of", queue, () -> RECOVER.run(script, Mode.READ_WRITE, ReturnType.LIST,
+                k.of(k.instances(), k.workers(), k.ready(), k.jobs(), k.dead(), k.errors(), k.stats()), args.toArray()));
+        return new Recovery(asLong(r.get(0)), asLong(r.get(1)), asLong(r.get(2)));
+    }
+
+    public boolean cancel(String queue, String id) {
+        QueueKeys k = keys(queue);
+        Long r = call("cancel on", queue, () -> CANCEL.run(script, Mode.READ_WRITE, ReturnType.LONG,
+                k.of(k.jobs(), k.delayed(), k.dead(), k.errors()), id));
+        return r == 1L;
+    }
+
+    /** Gives a waiting job a new due time: a delay in ms from the server's now, or epoch ms. */
+    public boolean reschedule(String queue, String id, boolean relative, long time) {
+        QueueKeys k = keys(queue);
+        Long r = call("reschedule on", queue, () -> RESCHEDULE.run(script, Mode.READ_WRITE, ReturnType.LONG,
+                k.of(k.jobs(), k.delayed(), k.ready(), k.dead()), id, relative ? "d" : "a", Long.toString(time),
+                k.wakeChannel()));
+        return r == 1L;
+    }
+
+    public Optional<JobInfo> find(String queue, String id) {
+        QueueKeys k = keys(queue);
+        List<Object> r = call("look up in", queue, () -> FIND.run(script, Mode.READ_ONLY, ReturnType.LIST,
+                k.of(k.jobs(), k.delayed(), k.dead(), k.errors()), id));
+        if (r.isEmpty()) {
+            return Optional.empty();
+        }
+        String record = (String) r.get(0);
+        JobState state = JobState.valueOf((String) r.get(1));
+        String error = ((String) r.get(2)).isEmpty() ? null : (String) r.get(2);
+        StoredJob job = StoredJob.parse(id, record);
+        if (job == null) {
+            return Optional.of(new JobInfo(queue, id, state, null, null, 0, error, record));
+        }
+        return Optional.of(new JobInfo(queue, id, state, Instant.ofEpochMilli(job.dueAt()),
+                Instant.ofEpochMilli(job.publishedAt()), job.attempts(), error, job.payload()));
+    }
+
+    /** Deletes up to {@code max} dead jobs older than {@code retention}. */
+    public int trimDead(String queue, Duration retention, int max) {
+        QueueKeys k = keys(queue);
+        Long r = call("trim dead jobs of", queue, () -> TRIM_DEAD.run(script, Mode.READ_WRITE, ReturnType.LONG,
+                k.of(k.dead(), k.jobs(), k.errors()), Long.toString(retention.toMillis()), Integer.toString(max)));
+        return r.intValue();
+    }
+
+    /**
+     * Subscribes to the due times the queue announces when a job becomes the earliest one.
+     * Redisson re-subscribes after a reconnect; the sweep covers the messages lost meanwhile.
+     */
+    public WakeSubscription subscribeWake(String queue, LongConsumer onEarlierDue) {
+        RTopic topic = redisson.getTopic(keys(queue).wakeChannel(), StringCodec.INSTANCE);
+        int listenerId = call("subscribe to", queue, () -> topic.addListener(String.class, (channel, message) -> {
+            try {
+                onEarlierDue.accept(Long.parseLong(message));
+            }
+            catch (NumberFormatException ignored) {
+                // not one of ours; the sweep keeps the queue moving whatever is published here
+            }
+        }));
+        return new WakeSubscription(topic, listenerId);
+    }
+
+    /** A live subscription to a queue's wake channel. */
+    public static final class WakeSubscription implements AutoCloseable {
+
+        private final RTopic topic;
+        private final int listenerId;
+
+        private WakeSubscription(RTopic topic, int listenerId) {
+            this.topic = topic;
+            this.listenerId = listenerId;
+        }
+
+        /** Whether the listener is still registered with Redisson. */
+        public boolean isActive() {
+            try {
+                return topic.countListeners() > 0;
+            }
+            catch (RedisException ex) {
+                return false;
+            }
+        }
+
+        @Override
+        public void close() {
+            try {
+                topic.removeListener(listenerId);
+            }
+            catch (RedisException ex) {
+                // the connection is gone, and the subscription with it
+            }
+        }
+    }
+
+    private QueueKeys keys(String queue) {
+        return new QueueKeys(prefix, queue);
+    }
+
+    private static <T> T call(String action, String queue, Supplier<T> operation) {
+        try {
+            return operation.get();
+        }
+        catch (RedisException ex) {
+            throw new DelayQueueException("Redis could not " + action + " queue '" + queue + "': " + ex.getMessage(), ex);
+        }
+    }
+
+    private static long asLong(Object value) {
+        return ((Number) value).longValue();
+    }
+
+    private static int asInt(Object value) {
+        return ((Number) value).intValue();
+    }
+}

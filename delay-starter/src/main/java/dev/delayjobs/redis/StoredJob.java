@@ -1,0 +1,37 @@
+package dev.delayjobs.redis;
+
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A job record as stored in Redis and handed to a consumer by a claim.
+ *
+ * @param id the job id
+ * @param gen the queue's publish sequence number of this record; acks and retries name it so that a
+ *     job replaced meanwhile is left alone
+ * @param attempts deliveries so far, this one included
+ * @param dueAt due time, epoch ms of the Redis server clock
+ * @param publishedAt publish time, epoch ms of the Redis server clock
+ * @param payload the payload JSON
+ */
+public record StoredJob(String id, String gen, int attempts, long dueAt, long publishedAt, String payload) {
+
+    // mirrors decode() in _record.lua
+    private static final Pattern FORMAT = Pattern.compile("^(\\d+)\\|(\\d+)\\|([01])\\|(-?\\d+)\\|(-?\\d+)\\|(.*)$",
+            Pattern.DOTALL);
+
+    /** Reads a record, or returns {@code null} when it is not in the job format. */
+    static StoredJob parse(String id, String record) {
+        Matcher m = FORMAT.matcher(record);
+        if (!m.matches()) {
+            return null;
+        }
+        return new StoredJob(id, m.group(1), Integer.parseInt(m.group(2)), Long.parseLong(m.group(4)),
+                Long.parseLong(m.group(5)), m.group(6));
+    }
+
+    static boolean isRunning(String record) {
+        Matcher m = FORMAT.matcher(record);
+        return m.matches() && "1".equals(m.group(3));
+    }
+}

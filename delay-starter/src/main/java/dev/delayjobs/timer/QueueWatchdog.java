@@ -1,0 +1,178 @@
+package dev.delayjobs.timer;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.springframework.context.SmartLifecycle;
+
+import dev.delayjobs.redis.Recovery;
+import dev.delayjobs.redis.RedisJobStore;
+
+/**
+ * The watchdog timer of this instance: one {@link TransferTimer} per consumed queue, a periodic
+ * sweep (transfer whatever is due, re-subscribe where the wake subscription was lost, recover the
+ * jobs of instances whose lease expired, trim the dead set) and the instance heartbeat.
+ *
+ * <p>Starts before the listener containers and stops after them.
+ */
+public final class QueueWatchdog implements SmartLifecycle {
+
+    /** Phase of the watchdog: before the containers, which start in {@code PHASE + 100}. */
+    public static final int PHASE = Integer.MAX_VALUE - 200;
+
+    private static final Log logger = LogFactory.getLog(QueueWatchdog.class);
+    private static final int DEAD_TRIM_BATCH = 1000;
+
+    private final RedisJobStore store;
+    private final WatchdogSettings settings;
+    private final String instanceId;
+    private final Map<String, Watched> watched = new ConcurrentHashMap<>();
+    private final AtomicInteger sweeps = new AtomicInteger();
+
+    private volatile ScheduledThreadPoolExecutor scheduler;
+    private ScheduledFuture<?> sweep;
+    private ScheduledFuture<?> heartbeat;
+
+    public QueueWatchdog(RedisJobStore store, WatchdogSettings settings, String instanceId) {
+        this.store = store;
+        this.settings = settings;
+        this.instanceId = instanceId;
+    }
+
+    public String instanceId() {
+        return instanceId;
+    }
+
+    public WatchdogSettings settings() {
+        return settings;
+    }
+
+    /**
+     * Starts watching a queue this instance consumes: heartbeat at once, then transfer, sweep and
+     * recover it until {@link #unwatch}.
+     */
+    public synchronized void watch(String queue, int maxAttempts, int workers) {
+        if (scheduler == null) {
+            throw new IllegalStateException("the delay queue watchdog is not running");
+        }
+        store.registerQueue(queue);
+        store.heartbeat(queue, instanceId, settings.heartbeatLease(), workers);
+        TransferTimer timer = new TransferTimer(queue, store, scheduler, settings.transferBatchSize());
+        Watched previous = watched.put(queue, new Watched(timer, maxAttempts, workers));
+        if (previous != null) {
+            previous.timer.stop();
+        }
+        scheduler.execute(timer::sweep);
+    }
+
+    /** Stops watching a queue; its jobs stay in Redis for the other instances. */
+    public void unwatch(String queue) {
+        Watched removed = watched.remove(queue);
+        if (removed != null) {
+            removed.timer.stop();
+        }
+    }
+
+    @Override
+    public synchronized void start() {
+        if (scheduler != null) {
+            return;
+        }
+        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(2, new NamedThreads("delay-watchdog-"));
+        executor.setRemoveOnCancelPolicy(true);
+        long sweepMs = settings.sweepInterval().toMillis();
+        long heartbeatMs = settings.heartbeatInterval().toMillis();
+        sweep = executor.scheduleWithFixedDelay(this::sweepAll, sweepMs, sweepMs, TimeUnit.MILLISECONDS);
+        heartbeat = executor.scheduleAtFixedRate(this::heartbeatAll, heartbeatMs, heartbeatMs, TimeUnit.MILLISECONDS);
+        scheduler = executor;
+    }
+
+    @Override
+    public synchronized void stop() {
+        ScheduledThreadPoolExecutor executor = scheduler;
+        if (executor == null) {
+            return;
+        }
+        watched.values().forEach(w -> w.timer.stop());
+        watched.clear();
+        sweep.cancel(false);
+        heartbeat.cancel(false);
+        executor.shutdownNow();
+        try {
+            executor.awaitTermination(5, TimeUnit.SECONDS);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+        scheduler = null;
+    }
+
+    @Override
+    public boolean isRunning() {
+        return scheduler != null;
+    }
+
+    @Override
+    public int getPhase() {
+        return PHASE;
+    }
+
+    void sweepAll() {
+        boolean trim = sweeps.getAndIncrement() % 60 == 0;
+        watched.forEach((queue, w) -> {
+            try {
+                w.timer.sweep();
+                Recovery recovery = store.recoverExpired(queue, w.maxAttempts);
+                if (recovery.instances() > 0) {
+                    logger.warn("Queue '" + queue + "': " + recovery.instances() + " consumer instance(s) stopped "
+                            + "heartbeating; " + recovery.requeued() + " job(s) sent back to ready, " + recovery.buried()
+                            + " buried after their last attempt");
+                }
+                if (trim) {
+                    store.trimDead(queue, settings.deadRetention(), DEAD_TRIM_BATCH);
+                }
+            }
+            catch (RuntimeException ex) {
+                logger.warn("Sweep of queue '" + queue + "' failed; the next sweep tries again: " + ex.getMessage());
+            }
+        });
+    }
+
+    void heartbeatAll() {
+        watched.forEach((queue, w) -> {
+            try {
+                store.heartbeat(queue, instanceId, settings.heartbeatLease(), w.workers);
+            }
+            catch (RuntimeException ex) {
+                logger.warn("Heartbeat on queue '" + queue + "' failed: " + ex.getMessage());
+            }
+        });
+    }
+
+    private record Watched(TransferTimer timer, int maxAttempts, int workers) {
+    }
+
+    static final class NamedThreads implements ThreadFactory {
+
+        private final String prefix;
+        private final AtomicInteger count = new AtomicInteger();
+
+        NamedThreads(String prefix) {
+            this.prefix = prefix;
+        }
+
+        @Override
+        public Thread newThread(Runnable task) {
+            Thread thread = new Thread(task, prefix + count.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        }
+    }
+}

@@ -1,0 +1,147 @@
+package dev.delayjobs.timer;
+
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import dev.delayjobs.redis.RedisJobStore;
+import dev.delayjobs.redis.Transfer;
+
+/**
+ * Moves the due jobs of one queue from delayed to ready, at the moment they become due.
+ *
+ * <p>After each transfer step, Redis tells the due time of the earliest job left; the timer arms
+ * one timeout for it. A publish that creates a new earliest job announces its due time on the
+ * queue's wake channel, and the timer re-arms earlier. The periodic sweep of {@link QueueWatchdog}
+ * transfers regardless, so a lost message or subscription delays a job by one sweep at most.
+ */
+final class TransferTimer {
+
+    private static final Log logger = LogFactory.getLog(TransferTimer.class);
+
+    private final String queue;
+    private final RedisJobStore store;
+    private final ScheduledExecutorService scheduler;
+    private final int batchSize;
+
+    private final Object lock = new Object();
+    private ScheduledFuture<?> armed;
+    /** Due time (server clock) the armed timeout is for; Long.MAX_VALUE when none is armed. */
+    private long armedFor = Long.MAX_VALUE;
+    /** Redis server clock minus this JVM's clock, learnt at each transfer. */
+    private volatile long clockOffset;
+    private volatile boolean stopped;
+    private RedisJobStore.WakeSubscription subscription;
+
+    TransferTimer(String queue, RedisJobStore store, ScheduledExecutorService scheduler, int batchSize) {
+        this.queue = queue;
+        this.store = store;
+        this.scheduler = scheduler;
+        this.batchSize = batchSize;
+    }
+
+    String queue() {
+        return queue;
+    }
+
+    /** Subscribes if not subscribed (first call, or the subscription was lost), then transfers. */
+    void sweep() {
+        if (stopped) {
+            return;
+        }
+        ensureSubscribed();
+        transfer();
+    }
+
+    void stop() {
+        stopped = true;
+        synchronized (lock) {
+            if (armed != null) {
+                armed.cancel(false);
+            }
+            armedFor = Long.MAX_VALUE;
+            if (subscription != null) {
+                subscription.close();
+                subscription = null;
+            }
+        }
+    }
+
+    /** Runs transfer steps until nothing more is due, then arms the timeout for the next due time. */
+    void transfer() {
+        if (stopped) {
+            return;
+        }
+        Transfer step;
+        try {
+            do {
+                step = store.transfer(queue, batchSize);
+                clockOffset = step.serverNow() - System.currentTimeMillis();
+            }
+            while (step.moreDue() && !stopped);
+        }
+        catch (RuntimeException ex) {
+            logger.warn("Transfer of queue '" + queue + "' failed; the next sweep tries again: " + ex.getMessage());
+            return;
+        }
+        synchronized (lock) {
+            armedFor = Long.MAX_VALUE;
+            armed = null;
+        }
+        if (step.nextDueAt() >= 0) {
+            armAt(step.nextDueAt());
+        }
+    }
+
+    /** Called with the due time a publish or retry announced on the wake channel. */
+    void onEarlierDue(long dueAt) {
+        armAt(dueAt);
+    }
+
+    private void armAt(long dueAt) {
+        synchronized (lock) {
+            if (stopped || dueAt >= armedFor) {
+                return;
+            }
+            if (armed != null) {
+                armed.cancel(false);
+            }
+            // +1 ms: a timeout that fires a hair early finds nothing due and costs a second call
+            long delay = Math.max(0, dueAt - (System.currentTimeMillis() + clockOffset) + 1);
+            armedFor = dueAt;
+            armed = scheduler.schedule(this::transfer, delay, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private void ensureSubscribed() {
+        synchronized (lock) {
+            if (subscription != null && subscription.isActive()) {
+                return;
+            }
+            if (subscription != null) {
+                logger.info("Wake subscription of queue '" + queue + "' was lost; subscribing again");
+                subscription.close();
+                subscription = null;
+            }
+        }
+        RedisJobStore.WakeSubscription fresh;
+        try {
+            fresh = store.subscribeWake(queue, this::onEarlierDue);
+        }
+        catch (RuntimeException ex) {
+            logger.warn("Cannot subscribe to the wake channel of queue '" + queue + "'; sweeping only: " + ex.getMessage());
+            return;
+        }
+        synchronized (lock) {
+            if (stopped || subscription != null) {
+                fresh.close();
+            }
+            else {
+                subscription = fresh;
+            }
+        }
+    }
+}

@@ -1,0 +1,14 @@
+-- cancel: deletes a job that is still waiting (DELAYED or READY). A READY job's id may stay in
+-- the ready list; claim drops it since its record is gone.
+-- KEYS[1] jobs (hash)   KEYS[2] delayed (zset)   KEYS[3] dead (zset)   KEYS[4] errors (hash)
+-- ARGV[1] id
+-- Returns 1 if cancelled, 0 if absent, running or dead. Cost: O(log N).
+local rec = redis.call('HGET', KEYS[1], ARGV[1])
+if not rec then return 0 end
+if redis.call('ZREM', KEYS[2], ARGV[1]) == 0 then
+  local r = decode(rec)
+  if (r and r.running == '1') or redis.call('ZSCORE', KEYS[3], ARGV[1]) then return 0 end
+end
+redis.call('HDEL', KEYS[1], ARGV[1])
+redis.call('HDEL', KEYS[4], ARGV[1])
+return 1

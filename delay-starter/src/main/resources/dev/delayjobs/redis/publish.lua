@@ -1,0 +1,44 @@
+-- publish: stores new jobs; each is DELAYED, or READY when already due.
+-- KEYS[1] jobs (hash)   KEYS[2] delayed (zset)   KEYS[3] ready (list)
+-- KEYS[4] stats (hash)  KEYS[5] dead (zset)      KEYS[6] errors (hash)
+-- ARGV[1] wake channel  ARGV[2] job count n
+-- then per job 5 values: id, 'd' (delay ms from now) or 'a' (absolute epoch ms), time, replace (0/1), payload
+-- Returns per job: 1 created, 2 replaced an existing job, 0 kept the existing job.
+-- Cost: O(n log N).
+local now = now_ms()
+local old_head = head_score(KEYS[2])
+local earliest = nil
+local result = {}
+for i = 0, tonumber(ARGV[2]) - 1 do
+  local base = 3 + i * 5
+  local id, mode, time, replace, payload = ARGV[base], ARGV[base + 1], tonumber(ARGV[base + 2]), ARGV[base + 3], ARGV[base + 4]
+  local status = 1
+  local existing = redis.call('HGET', KEYS[1], id)
+  if existing then
+    local old = decode(existing)
+    if replace ~= '1' or (old and old.running == '1') then
+      status = 0
+    else
+      status = 2
+      redis.call('ZREM', KEYS[2], id)
+      redis.call('ZREM', KEYS[5], id)
+      redis.call('HDEL', KEYS[6], id)
+    end
+  end
+  if status ~= 0 then
+    local due = time
+    if mode == 'd' then due = now + time end
+    local gen = redis.call('HINCRBY', KEYS[4], 'published', 1)
+    redis.call('HSET', KEYS[1], id, encode({ gen = gen, attempts = 0, running = '0', due = due,
+                                             published = now, payload = payload }))
+    if due <= now then
+      redis.call('RPUSH', KEYS[3], id)
+    else
+      redis.call('ZADD', KEYS[2], due, id)
+      if earliest == nil or due < earliest then earliest = due end
+    end
+  end
+  result[i + 1] = status
+end
+if earliest ~= nil then wake_if_head(KEYS[2], ARGV[1], earliest, old_head) end
+return result

@@ -1,0 +1,56 @@
+-- recover: jobs held by consumer instances whose lease ran out (crashed, partitioned, frozen) go
+-- back to the front of ready; a job already delivered max-attempts times goes dead instead, so a
+-- job that kills its consumer cannot loop forever.
+-- With ARGV[3] set, releases that one instance's jobs at once, whatever its lease, and buries
+-- none: at graceful shutdown (ARGV[4] = 1, the instance is forgotten too), or to hand back jobs a
+-- live instance holds but no longer handles, after a claim whose reply was lost (ARGV[4] = 0,
+-- the ids in ARGV[5..] are still being handled and stay).
+-- KEYS[1] instances (zset)   KEYS[2] workers (hash)   KEYS[3] ready (list)   KEYS[4] jobs (hash)
+-- KEYS[5] dead (zset)        KEYS[6] errors (hash)    KEYS[7] stats (hash)
+-- ARGV[1] prefix of the active lists (active:<instance> keys share the queue's hash slot)
+-- ARGV[2] max attempts   ARGV[3] instance to release, or ''   ARGV[4] forget the instance (0/1)
+-- ARGV[5..] ids to keep
+-- Returns {jobs sent back to ready, jobs buried, instances removed}. Cost: O(held jobs).
+local now = now_ms()
+local max_attempts = tonumber(ARGV[2])
+local releasing = ARGV[3] ~= ''
+local instances
+if releasing then
+  instances = { ARGV[3] }
+else
+  instances = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, 100)
+end
+local keep = {}
+for i = 5, #ARGV do keep[ARGV[i]] = true end
+local requeued, buried, forgotten = 0, 0, 0
+for _, instance in ipairs(instances) do
+  local active = ARGV[1] .. instance
+  local ids = redis.call('LRANGE', active, 0, -1)
+  for i = #ids, 1, -1 do
+    local id = ids[i]
+    if not keep[id] then
+      redis.call('LREM', active, 1, id)
+      local rec = redis.call('HGET', KEYS[4], id)
+      local r = rec and decode(rec)
+      if r and r.running == '1' then
+        r.running = '0'
+        redis.call('HSET', KEYS[4], id, encode(r))
+        if not releasing and r.attempts >= max_attempts then
+          redis.call('ZADD', KEYS[5], now, id)
+          redis.call('HSET', KEYS[6], id, 'consumer ' .. instance .. ' stopped during attempt ' .. r.attempts)
+          redis.call('HINCRBY', KEYS[7], 'dead', 1)
+          buried = buried + 1
+        else
+          redis.call('LPUSH', KEYS[3], id)
+          requeued = requeued + 1
+        end
+      end
+    end
+  end
+  if not releasing or ARGV[4] == '1' then
+    redis.call('ZREM', KEYS[1], instance)
+    redis.call('HDEL', KEYS[2], instance)
+    forgotten = forgotten + 1
+  end
+end
+return { requeued, buried, forgotten }

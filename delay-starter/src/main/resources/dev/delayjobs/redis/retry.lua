@@ -1,0 +1,18 @@
+-- retry: a failed job goes back to DELAYED, due after its backoff.
+-- KEYS[1] active:<instance> (list)   KEYS[2] jobs (hash)   KEYS[3] delayed (zset)
+-- KEYS[4] errors (hash)              KEYS[5] stats (hash)
+-- ARGV[1] id  ARGV[2] gen claimed  ARGV[3] error text  ARGV[4] backoff ms  ARGV[5] wake channel
+-- Returns 1 if scheduled again, 0 if the job was gone or replaced meanwhile. Cost: O(log N).
+redis.call('LREM', KEYS[1], 1, ARGV[1])
+local rec = redis.call('HGET', KEYS[2], ARGV[1])
+local r = rec and decode(rec)
+if not r or r.gen ~= ARGV[2] or r.running ~= '1' then return 0 end
+local old_head = head_score(KEYS[3])
+r.running = '0'
+r.due = now_ms() + tonumber(ARGV[4])
+redis.call('HSET', KEYS[2], ARGV[1], encode(r))
+redis.call('ZADD', KEYS[3], r.due, ARGV[1])
+redis.call('HSET', KEYS[4], ARGV[1], ARGV[3])
+redis.call('HINCRBY', KEYS[5], 'retried', 1)
+wake_if_head(KEYS[3], ARGV[5], r.due, old_head)
+return 1

@@ -1,0 +1,11 @@
+-- trim-dead: deletes dead jobs older than the retention, oldest first, a bounded batch per call.
+-- KEYS[1] dead (zset)   KEYS[2] jobs (hash)   KEYS[3] errors (hash)
+-- ARGV[1] retention ms   ARGV[2] at most this many per call
+-- Returns how many were deleted. Cost: O(log N + M).
+local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now_ms() - tonumber(ARGV[1]), 'LIMIT', 0, tonumber(ARGV[2]))
+if #ids > 0 then
+  redis.call('ZREM', KEYS[1], unpack(ids))
+  redis.call('HDEL', KEYS[2], unpack(ids))
+  redis.call('HDEL', KEYS[3], unpack(ids))
+end
+return #ids
