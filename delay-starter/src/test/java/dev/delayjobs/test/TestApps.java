@@ -1,0 +1,35 @@
+package dev.delayjobs.test;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/** Starts real application contexts with the starter on the shared test Redis. */
+public final class TestApps {
+
+    private TestApps() {
+    }
+
+    /**
+     * Runs an application made of {@code sources} (configuration classes, handler beans) with
+     * auto-configuration, on the shared Redis, under {@code prefix}, with extra {@code properties}.
+     */
+    public static ConfigurableApplicationContext run(String prefix, List<Class<?>> sources, String... properties) {
+        List<Class<?>> all = new ArrayList<>(sources);
+        all.add(0, TestApplication.class);
+        List<String> props = new ArrayList<>(List.of(
+                "spring.data.redis.host=" + TestRedis.host(),
+                "spring.data.redis.port=" + TestRedis.port(),
+                "delay.key-prefix=" + prefix,
+                "spring.main.banner-mode=off",
+                "logging.level.org.redisson=warn"));
+        props.addAll(List.of(properties));
+        return new SpringApplicationBuilder(all.toArray(Class<?>[]::new))
+                .web(WebApplicationType.NONE)
+                .properties(props.toArray(String[]::new))
+                .run();
+    }
+}

@@ -1,0 +1,71 @@
+package dev.delayjobs.test;
+
+import java.util.UUID;
+
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+import org.testcontainers.DockerClientFactory;
+import org.testcontainers.containers.GenericContainer;
+
+/**
+ * The Redis the tests of this JVM share: a {@code redis:7} container where Docker runs, otherwise
+ * a {@link RedisServerProcess}. Started once, stopped when the JVM exits. Tests isolate themselves
+ * with a fresh key prefix ({@link #uniquePrefix()}), not a fresh server.
+ */
+public final class TestRedis {
+
+    private static final String HOST_PORT = startOnce();
+
+    private TestRedis() {
+    }
+
+    /** {@code host:port} of the shared Redis. */
+    public static String address() {
+        return HOST_PORT;
+    }
+
+    public static String host() {
+        return HOST_PORT.substring(0, HOST_PORT.lastIndexOf(':'));
+    }
+
+    public static int port() {
+        return Integer.parseInt(HOST_PORT.substring(HOST_PORT.lastIndexOf(':') + 1));
+    }
+
+    /** A key prefix no other test uses. */
+    public static String uniquePrefix() {
+        return "t" + UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    /** A plain Redisson client on the shared Redis, for tests that look at or tamper with the data. */
+    public static RedissonClient newClient() {
+        Config config = new Config();
+        config.useSingleServer().setAddress("redis://" + HOST_PORT);
+        return Redisson.create(config);
+    }
+
+    private static String startOnce() {
+        if (dockerAvailable()) {
+            GenericContainer<?> container = new GenericContainer<>("redis:7").withExposedPorts(6379);
+            container.start();
+            Runtime.getRuntime().addShutdownHook(new Thread(container::stop));
+            return container.getHost() + ":" + container.getMappedPort(6379);
+        }
+        RedisServerProcess server = RedisServerProcess.start();
+        Runtime.getRuntime().addShutdownHook(new Thread(server::close));
+        return "127.0.0.1:" + server.port();
+    }
+
+    private static boolean dockerAvailable() {
+        if (!Boolean.parseBoolean(System.getProperty("delay.test.docker", "true"))) {
+            return false;
+        }
+        try {
+            return DockerClientFactory.instance().isDockerAvailable();
+        }
+        catch (Throwable ex) {
+            return false;
+        }
+    }
+}
