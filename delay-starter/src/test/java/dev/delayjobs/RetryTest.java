@@ -1,0 +1,134 @@
+package dev.delayjobs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import dev.delayjobs.test.Recorder;
+import dev.delayjobs.test.TestApps;
+import dev.delayjobs.test.TestRedis;
+
+/** Failed jobs are retried with backoff, then buried; unreadable ones are buried at once. */
+class RetryTest {
+
+    record Receipt(long orderId) {
+    }
+
+    static class Handlers {
+
+        final Recorder flaky = new Recorder();
+        final Recorder broken = new Recorder();
+        final Recorder fatal = new Recorder();
+        final Recorder typed = new Recorder();
+
+        @DelayedHandler(queue = "flaky", maxAttempts = "3", backoffInitial = "100ms", backoffMultiplier = "2")
+        void flaky(DelayedJob<Receipt> job) {
+            flaky.record(job.id(), job.dueAt(), job.attempt(), job.payload());
+            if (job.attempt() < 3) {
+                throw new IllegalStateException("mail gateway refused attempt " + job.attempt());
+            }
+        }
+
+        @DelayedHandler(queue = "broken", maxAttempts = "3", backoffInitial = "50ms")
+        void broken(DelayedJob<Receipt> job) {
+            broken.record(job.id(), job.dueAt(), job.attempt(), job.payload());
+            throw new IllegalArgumentException("never works");
+        }
+
+        @DelayedHandler(queue = "fatal", maxAttempts = "5", backoffInitial = "50ms")
+        void fatal(DelayedJob<Receipt> job) {
+            fatal.record(job.id(), job.dueAt(), job.attempt(), job.payload());
+            throw new NonRetryableJobException("order " + job.payload().orderId() + " no longer exists");
+        }
+
+        @DelayedHandler(queue = "typed", maxAttempts = "5", backoffInitial = "50ms")
+        void typed(Receipt receipt) {
+            typed.record(Long.toString(receipt.orderId()), null, 0, receipt);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class Config {
+
+        @Bean
+        Handlers handlers() {
+            return new Handlers();
+        }
+    }
+
+    static ConfigurableApplicationContext context;
+    static Handlers handlers;
+    static DelayPublisher publisher;
+
+    @BeforeAll
+    static void start() {
+        context = TestApps.run(TestRedis.uniquePrefix(), List.of(Config.class), "delay.consumer.backoff.jitter=0");
+        handlers = context.getBean(Handlers.class);
+        publisher = context.getBean(DelayPublisher.class);
+    }
+
+    @AfterAll
+    static void stop() {
+        context.close();
+    }
+
+    @Test
+    void failingJobIsRetriedWithBackoffUntilItSucceeds() {
+        publisher.publish("flaky", new Receipt(1), Duration.ZERO, "receipt-1");
+        await().atMost(Duration.ofSeconds(10)).until(() -> publisher.find("flaky", "receipt-1").isEmpty()
+                && handlers.flaky.count("receipt-1") == 3);
+
+        List<Recorder.Delivery> attempts = handlers.flaky.deliveries();
+        assertThat(attempts).extracting(Recorder.Delivery::attempt).containsExactly(1, 2, 3);
+        // backoff 100 ms then 200 ms (no jitter): each retry is due that long after the failure
+        assertThat(Duration.between(attempts.get(0).handledAt(), attempts.get(1).dueAt())).isGreaterThanOrEqualTo(Duration.ofMillis(90));
+        assertThat(Duration.between(attempts.get(1).handledAt(), attempts.get(2).dueAt())).isGreaterThanOrEqualTo(Duration.ofMillis(190));
+        assertThat(attempts.get(1).handledAt()).isAfterOrEqualTo(attempts.get(1).dueAt());
+        assertThat(attempts.get(2).handledAt()).isAfterOrEqualTo(attempts.get(2).dueAt());
+    }
+
+    @Test
+    void jobFailingEveryAttemptEndsDeadWithItsError() {
+        publisher.publish("broken", new Receipt(2), Duration.ZERO, "receipt-2");
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> publisher.find("broken", "receipt-2").map(JobInfo::state).orElse(null) == JobState.DEAD);
+
+        JobInfo dead = publisher.find("broken", "receipt-2").orElseThrow();
+        assertThat(dead.attempts()).isEqualTo(3);
+        assertThat(dead.lastError()).isEqualTo("java.lang.IllegalArgumentException: never works");
+        assertThat(handlers.broken.count("receipt-2")).isEqualTo(3);
+    }
+
+    @Test
+    void nonRetryableFailureGoesDeadAtOnce() {
+        publisher.publish("fatal", new Receipt(3), Duration.ZERO, "receipt-3");
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> publisher.find("fatal", "receipt-3").map(JobInfo::state).orElse(null) == JobState.DEAD);
+        assertThat(handlers.fatal.count("receipt-3")).isEqualTo(1);
+        assertThat(publisher.find("fatal", "receipt-3").orElseThrow().lastError()).contains("order 3 no longer exists");
+    }
+
+    @Test
+    void payloadThatCannotBeReadGoesDeadWithoutRetryAndTheQueueKeepsWorking() {
+        publisher.publish("typed", Map.of("orderId", "not a number"), Duration.ZERO, "unreadable");
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> publisher.find("typed", "unreadable").map(JobInfo::state).orElse(null) == JobState.DEAD);
+        JobInfo dead = publisher.find("typed", "unreadable").orElseThrow();
+        assertThat(dead.attempts()).as("no retry").isEqualTo(1);
+        assertThat(dead.lastError()).startsWith("payload cannot be read as").contains("Receipt");
+
+        publisher.publish("typed", new Receipt(77), Duration.ZERO);
+        await().atMost(Duration.ofSeconds(10)).until(() -> handlers.typed.count("77") == 1);
+        assertThat(handlers.typed.total()).isEqualTo(1);
+    }
+}
