@@ -174,10 +174,10 @@ public final class ListenerContainer {
                 payload = codec.read(job.payload(), endpoint.payloadType());
             }
             catch (JacksonException ex) {
-                logger.error("Queue '" + queue() + "': job '" + job.id() + "' cannot be read as " + endpoint.payloadType()
-                        + "; moving it to the dead set: " + ex.getOriginalMessage());
-                complete(job, () -> store.bury(queue(), watchdog.instanceId(), job,
-                        truncate("payload cannot be read as " + endpoint.payloadType() + ": " + ex.getOriginalMessage())));
+                String error = truncate("payload cannot be read as " + endpoint.payloadType().toCanonical() + ": "
+                        + ex.getOriginalMessage());
+                logger.error("Queue '" + queue() + "': job '" + job.id() + "' moves to the dead set: " + error);
+                complete(job, () -> store.bury(queue(), watchdog.instanceId(), job, error));
                 return;
             }
             try {

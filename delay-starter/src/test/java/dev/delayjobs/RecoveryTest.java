@@ -1,0 +1,158 @@
+package dev.delayjobs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import dev.delayjobs.test.Recorder;
+import dev.delayjobs.test.TestApps;
+import dev.delayjobs.test.TestRedis;
+
+/** Jobs survive the instance that held them, and wait for a consumer that is not running yet. */
+class RecoveryTest {
+
+    record Task(int n) {
+    }
+
+    /** An instance whose handler never finishes on its own: it stands for a consumer that froze or crashed. */
+    static class StuckHandler {
+
+        final CountDownLatch entered = new CountDownLatch(2);
+        final CountDownLatch release = new CountDownLatch(1);
+
+        @DelayedHandler(queue = "work", concurrency = "2")
+        void handle(Task task) throws InterruptedException {
+            entered.countDown();
+            release.await(60, TimeUnit.SECONDS);
+        }
+    }
+
+    static class WorkingHandler {
+
+        final Recorder recorder = new Recorder();
+
+        @DelayedHandler(queue = "work", concurrency = "2")
+        void handle(DelayedJob<Task> job) {
+            recorder.record(job.id(), job.dueAt(), job.attempt(), job.payload());
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class Stuck {
+
+        @Bean
+        StuckHandler stuckHandler() {
+            return new StuckHandler();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class Working {
+
+        @Bean
+        WorkingHandler workingHandler() {
+            return new WorkingHandler();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class PublisherOnly {
+    }
+
+    @Test
+    void jobsHeldByAnInstanceThatStoppedHeartbeatingAreRecoveredByAnother() {
+        String prefix = TestRedis.uniquePrefix();
+        ConfigurableApplicationContext crashed = TestApps.run(prefix, List.of(Stuck.class),
+                "delay.heartbeat-interval=200ms", "delay.heartbeat-lease=1s", "delay.shutdown-timeout=0s");
+        ConfigurableApplicationContext survivor = null;
+        StuckHandler stuck = crashed.getBean(StuckHandler.class);
+        try {
+            DelayPublisher publisher = crashed.getBean(DelayPublisher.class);
+            publisher.publish("work", new Task(1), Duration.ZERO, "job-1");
+            publisher.publish("work", new Task(2), Duration.ZERO, "job-2");
+            assertThat(entered(stuck)).as("both jobs claimed by the first instance").isTrue();
+            assertThat(publisher.find("work", "job-1").orElseThrow().state()).isEqualTo(JobState.RUNNING);
+
+            // the crash: heartbeats stop while the jobs stay claimed and unacknowledged
+            crashed.getBean(dev.delayjobs.timer.QueueWatchdog.class).stop();
+
+            survivor = TestApps.run(prefix, List.of(Working.class), "delay.sweep-interval=200ms");
+            Recorder recorder = survivor.getBean(WorkingHandler.class).recorder;
+            await().atMost(Duration.ofSeconds(15)).until(() -> recorder.count("job-1") == 1 && recorder.count("job-2") == 1);
+            assertThat(recorder.deliveries()).extracting(Recorder.Delivery::attempt).containsOnly(2);
+            DelayPublisher survivorPublisher = survivor.getBean(DelayPublisher.class);
+            await().atMost(Duration.ofSeconds(5)).until(() -> survivorPublisher.find("work", "job-1").isEmpty()
+                    && survivorPublisher.find("work", "job-2").isEmpty());
+        }
+        finally {
+            stuck.release.countDown();
+            crashed.close();
+            if (survivor != null) {
+                survivor.close();
+            }
+        }
+    }
+
+    @Test
+    void jobsThatBecameDueWhileNoConsumerRanAreDeliveredWhenOneStarts() {
+        String prefix = TestRedis.uniquePrefix();
+        Instant due;
+        try (ConfigurableApplicationContext producer = TestApps.run(prefix, List.of(PublisherOnly.class))) {
+            DelayPublisher publisher = producer.getBean(DelayPublisher.class);
+            due = Instant.now().plusMillis(300);
+            for (int i = 0; i < 5; i++) {
+                publisher.publishAt("work", new Task(i), due, "early-" + i);
+            }
+            assertThat(publisher.find("work", "early-0").orElseThrow().state()).isEqualTo(JobState.DELAYED);
+        }
+        await().atMost(Duration.ofSeconds(5)).until(() -> Instant.now().isAfter(due.plusMillis(200)));
+
+        try (ConfigurableApplicationContext consumer = TestApps.run(prefix, List.of(Working.class))) {
+            Recorder recorder = consumer.getBean(WorkingHandler.class).recorder;
+            await().atMost(Duration.ofSeconds(10)).until(() -> recorder.total() == 5);
+            assertThat(recorder.counts()).containsOnlyKeys("early-0", "early-1", "early-2", "early-3", "early-4");
+            assertThat(recorder.deliveries()).extracting(Recorder.Delivery::attempt).containsOnly(1);
+        }
+    }
+
+    @Test
+    void gracefulShutdownHandsRunningJobsBackAtOnceNotAfterTheLease() {
+        String prefix = TestRedis.uniquePrefix();
+        ConfigurableApplicationContext stopping = TestApps.run(prefix, List.of(Stuck.class),
+                "delay.shutdown-timeout=200ms", "delay.heartbeat-lease=60s");
+        StuckHandler stuck = stopping.getBean(StuckHandler.class);
+        DelayPublisher publisher = stopping.getBean(DelayPublisher.class);
+        publisher.publish("work", new Task(1), Duration.ZERO, "handed-back-1");
+        publisher.publish("work", new Task(2), Duration.ZERO, "handed-back-2");
+        assertThat(entered(stuck)).isTrue();
+
+        stopping.close();
+
+        try (ConfigurableApplicationContext next = TestApps.run(prefix, List.of(Working.class))) {
+            // the lease is 60 s: only a hand-back at shutdown explains a delivery within 10 s
+            Recorder recorder = next.getBean(WorkingHandler.class).recorder;
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> recorder.count("handed-back-1") == 1 && recorder.count("handed-back-2") == 1);
+        }
+    }
+
+    private static boolean entered(StuckHandler stuck) {
+        try {
+            return stuck.entered.await(10, TimeUnit.SECONDS);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+}
