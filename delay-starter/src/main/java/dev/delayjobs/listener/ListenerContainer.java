@@ -196,6 +196,11 @@ public final class ListenerContainer {
     }
 
     private void onFailure(StoredJob job, Throwable ex) {
+        if (!running && Thread.currentThread().isInterrupted()) {
+            // interrupted by stop(), not failed: stop() hands the job back without counting a failure
+            logger.info("Queue '" + queue() + "': job '" + job.id() + "' interrupted by shutdown; handing it back");
+            return;
+        }
         if (ex instanceof Error && !(ex instanceof AssertionError)) {
             logger.error("Queue '" + queue() + "': handler threw " + ex + " on job '" + job.id() + "'", ex);
         }
@@ -215,27 +220,39 @@ public final class ListenerContainer {
 
     /**
      * Records the outcome of a job, retrying while Redis is unreachable: a lost ack would leave the
-     * job held by a live instance. Gives up after about a minute; the job is then handed back at
-     * shutdown or recovered if this instance dies.
+     * job held by a live instance. An interrupt from {@link #stop()} does not cancel the recording
+     * (the handler is done; only the outcome is left to store). Gives up after a minute, or a few
+     * seconds when stopping; the job is then handed back and delivered again.
      */
     private void complete(StoredJob job, Runnable outcome) {
-        long waitMs = 100;
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (true) {
-            try {
-                outcome.run();
-                return;
-            }
-            catch (RuntimeException ex) {
-                if (System.nanoTime() > deadline || Thread.currentThread().isInterrupted()) {
-                    logger.error("Queue '" + queue() + "': could not record the outcome of job '" + job.id()
-                            + "'; it will be handed back and delivered again: " + ex.getMessage());
-                    inFlight.remove(job.id());
-                    heldUnknown = true;
+        boolean interrupted = false;
+        long waitMs = 50;
+        long started = System.nanoTime();
+        try {
+            while (true) {
+                try {
+                    outcome.run();
                     return;
                 }
-                pause(Duration.ofMillis(waitMs));
-                waitMs = Math.min(waitMs * 2, 5000);
+                catch (RuntimeException ex) {
+                    interrupted |= Thread.interrupted();
+                    long limit = running ? 60 : 5;
+                    if (System.nanoTime() - started > TimeUnit.SECONDS.toNanos(limit)) {
+                        logger.error("Queue '" + queue() + "': could not record the outcome of job '" + job.id()
+                                + "'; it will be handed back and delivered again: " + ex.getMessage());
+                        inFlight.remove(job.id());
+                        heldUnknown = true;
+                        return;
+                    }
+                    pause(Duration.ofMillis(waitMs));
+                    interrupted |= Thread.interrupted();
+                    waitMs = Math.min(waitMs * 2, 2000);
+                }
+            }
+        }
+        finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
         }
     }

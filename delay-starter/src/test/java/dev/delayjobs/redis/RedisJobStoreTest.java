@@ -1,0 +1,161 @@
+package dev.delayjobs.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
+
+import dev.delayjobs.JobInfo;
+import dev.delayjobs.JobState;
+import dev.delayjobs.test.TestRedis;
+
+/** The data model under states no public call produces: records written by hand, stale ids, big batches. */
+class RedisJobStoreTest {
+
+    static RedissonClient redisson;
+    RedisJobStore store;
+    QueueKeys keys;
+
+    @BeforeAll
+    static void connect() {
+        redisson = TestRedis.newClient();
+    }
+
+    @AfterAll
+    static void disconnect() {
+        redisson.shutdown();
+    }
+
+    @BeforeEach
+    void newPrefix() {
+        String prefix = TestRedis.uniquePrefix();
+        store = new RedisJobStore(redisson, prefix);
+        keys = new QueueKeys(prefix, "q");
+    }
+
+    @Test
+    void recordNotInTheJobFormatGoesDeadAndTheNextJobIsStillClaimed() {
+        redisson.getMap(keys.jobs(), StringCodec.INSTANCE).put("garbage", "{this is not a job record");
+        redisson.getList(keys.ready(), StringCodec.INSTANCE).add("garbage");
+        store.publish("q", List.of(new NewJob("good", true, 0, false, "{\"n\":1}")));
+
+        Claim claim = store.claim("q", "i1", 10, Duration.ofSeconds(10));
+
+        assertThat(claim.jobs()).extracting(StoredJob::id).containsExactly("good");
+        JobInfo garbage = store.find("q", "garbage").orElseThrow();
+        assertThat(garbage.state()).isEqualTo(JobState.DEAD);
+        assertThat(garbage.lastError()).isEqualTo("record is not in the job format");
+        assertThat(garbage.payloadJson()).isEqualTo("{this is not a job record");
+    }
+
+    @Test
+    void readyIdWithoutRecordIsSkipped() {
+        redisson.getList(keys.ready(), StringCodec.INSTANCE).add("vanished");
+        store.publish("q", List.of(new NewJob("present", true, 0, false, "1")));
+
+        Claim claim = store.claim("q", "i1", 10, Duration.ofSeconds(10));
+
+        assertThat(claim.jobs()).extracting(StoredJob::id).containsExactly("present");
+        assertThat(redisson.getList(keys.ready(), StringCodec.INSTANCE).size()).isZero();
+        assertThat(store.find("q", "vanished")).isEmpty();
+    }
+
+    @Test
+    void payloadIsStoredByteForByteWhateverItContains() {
+        String payload = "{\"big\":12345678901234567890,\"pipe\":\"a|b|c\",\"nl\":\"x\\ny\",\"uni\":\"日本\"}";
+        store.publish("q", List.of(new NewJob("p", true, 0, false, payload)));
+
+        StoredJob job = store.claim("q", "i1", 1, Duration.ofSeconds(10)).jobs().get(0);
+
+        assertThat(job.payload()).isEqualTo(payload);
+        assertThat(job.attempts()).isEqualTo(1);
+    }
+
+    @Test
+    void transferMovesDueJobsInBatchesOldestFirstAndReportsTheNextDueTime() {
+        List<NewJob> jobs = new ArrayList<>();
+        for (int i = 0; i < 2500; i++) {
+            jobs.add(new NewJob("j" + i, true, 50 + i / 100, false, "{}"));
+        }
+        jobs.add(new NewJob("far", true, 3_600_000, false, "{}"));
+        store.publish("q", jobs);
+        await().pollDelay(Duration.ofMillis(100)).atMost(Duration.ofSeconds(5))
+                .until(() -> redisson.getScoredSortedSet(keys.delayed(), StringCodec.INSTANCE)
+                        .count(Double.NEGATIVE_INFINITY, true, serverNow(), true) == 2500);
+
+        Transfer first = store.transfer("q", 1000);
+        assertThat(first.moved()).isEqualTo(1000);
+        assertThat(first.moreDue()).isTrue();
+        assertThat(store.transfer("q", 1000).moved()).isEqualTo(1000);
+        Transfer last = store.transfer("q", 1000);
+        assertThat(last.moved()).isEqualTo(500);
+        assertThat(last.moreDue()).isFalse();
+        assertThat(last.nextDueAt()).isGreaterThan(last.serverNow() + 3_000_000);
+        assertThat(redisson.getList(keys.ready(), StringCodec.INSTANCE).get(0)).isEqualTo("j0");
+    }
+
+    @Test
+    void claimEntersAnInstanceThatWasPresumedDeadSoItsJobsStayRecoverable() {
+        store.publish("q", List.of(new NewJob("a", true, 0, false, "1")));
+        assertThat(redisson.getScoredSortedSet(keys.instances(), StringCodec.INSTANCE).contains("i1")).isFalse();
+
+        store.claim("q", "i1", 1, Duration.ofMillis(200));
+
+        assertThat(redisson.getScoredSortedSet(keys.instances(), StringCodec.INSTANCE).contains("i1")).isTrue();
+        await().atMost(Duration.ofSeconds(5)).until(() -> store.recoverExpired("q", 5).requeued() == 1);
+        assertThat(store.find("q", "a").map(JobInfo::state)).isEqualTo(Optional.of(JobState.READY));
+        assertThat(store.claim("q", "i2", 1, Duration.ofSeconds(10)).jobs()).extracting(StoredJob::attempts).containsExactly(2);
+    }
+
+    @Test
+    void recoveryBuriesAJobThatUsedItsLastAttempt() {
+        store.publish("q", List.of(new NewJob("poison", true, 0, false, "1")));
+        store.claim("q", "i1", 1, Duration.ofMillis(100));
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> store.recoverExpired("q", 1).instances() == 1);
+
+        JobInfo info = store.find("q", "poison").orElseThrow();
+        assertThat(info.state()).isEqualTo(JobState.DEAD);
+        assertThat(info.lastError()).isEqualTo("consumer i1 stopped during attempt 1");
+    }
+
+    @Test
+    void releaseAllButHandsBackOnlyTheJobsNoWorkerHandles() {
+        store.publish("q", List.of(new NewJob("handled", true, 0, false, "1"), new NewJob("lost", true, 0, false, "2")));
+        store.claim("q", "i1", 2, Duration.ofSeconds(30));
+
+        Recovery recovery = store.releaseAllBut("q", "i1", List.of("handled"));
+
+        assertThat(recovery.requeued()).isEqualTo(1);
+        assertThat(recovery.instances()).as("a live instance stays registered").isZero();
+        assertThat(store.find("q", "handled").orElseThrow().state()).isEqualTo(JobState.RUNNING);
+        assertThat(store.find("q", "lost").orElseThrow().state()).isEqualTo(JobState.READY);
+        assertThat(redisson.getList(keys.active("i1"), StringCodec.INSTANCE).readAll()).containsExactly("handled");
+    }
+
+    @Test
+    void ackOfAReplacedJobLeavesTheReplacementAlone() {
+        store.publish("q", List.of(new NewJob("k", true, 0, false, "old")));
+        StoredJob claimed = store.claim("q", "i1", 1, Duration.ofSeconds(30)).jobs().get(0);
+        // the claim is lost (instance presumed dead), the job handed back, then replaced by a new publish
+        store.release("q", "i1");
+        store.publish("q", List.of(new NewJob("k", true, 3_600_000, true, "new")));
+
+        assertThat(store.ack("q", "i1", List.of(claimed))).isZero();
+        assertThat(store.find("q", "k").orElseThrow().payloadJson()).isEqualTo("new");
+    }
+
+    private long serverNow() {
+        return store.transfer("unused", 1).serverNow();
+    }
+}
