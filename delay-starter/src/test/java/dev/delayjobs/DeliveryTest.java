@@ -15,8 +15,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 
 import dev.delayjobs.test.Recorder;
 import dev.delayjobs.test.TestApps;
@@ -28,7 +26,6 @@ class DeliveryTest {
     record OrderTimeout(long orderId, String note) {
     }
 
-    @Configuration(proxyBeanMethods = false)
     static class Handlers {
 
         final Recorder typed = new Recorder();
@@ -36,38 +33,24 @@ class DeliveryTest {
         final Recorder mixedA = new Recorder();
         final Recorder mixedB = new Recorder();
 
-        @Bean
-        Handlers.Beans handlerBeans() {
-            return new Beans(this);
+        @DelayedHandler(queue = "typed")
+        void typed(OrderTimeout event) {
+            typed.record(Long.toString(event.orderId()), null, 0, event);
         }
 
-        static class Beans {
+        @DelayedHandler(queue = "wrapped", concurrency = "2")
+        void wrapped(DelayedJob<OrderTimeout> job) {
+            wrapped.record(job.id(), job.dueAt(), job.attempt(), job);
+        }
 
-            private final Handlers h;
+        @DelayedHandler(queue = "mixed-a", concurrency = "4")
+        void mixedA(DelayedJob<Map<String, Object>> job) {
+            mixedA.record(job.id(), job.dueAt(), job.attempt(), job.payload());
+        }
 
-            Beans(Handlers h) {
-                this.h = h;
-            }
-
-            @DelayedHandler(queue = "typed")
-            void typed(OrderTimeout event) {
-                h.typed.record(Long.toString(event.orderId()), null, 0, event);
-            }
-
-            @DelayedHandler(queue = "wrapped", concurrency = "2")
-            void wrapped(DelayedJob<OrderTimeout> job) {
-                h.wrapped.record(job.id(), job.dueAt(), job.attempt(), job);
-            }
-
-            @DelayedHandler(queue = "mixed-a", concurrency = "4")
-            void mixedA(DelayedJob<Map<String, Object>> job) {
-                h.mixedA.record(job.id(), job.dueAt(), job.attempt(), job.payload());
-            }
-
-            @DelayedHandler(queue = "mixed-b", concurrency = "${test.mixed-b.concurrency}")
-            void mixedB(DelayedJob<Map<String, Object>> job) {
-                h.mixedB.record(job.id(), job.dueAt(), job.attempt(), job.payload());
-            }
+        @DelayedHandler(queue = "mixed-b", concurrency = "${test.mixed-b.concurrency}")
+        void mixedB(DelayedJob<Map<String, Object>> job) {
+            mixedB.record(job.id(), job.dueAt(), job.attempt(), job.payload());
         }
     }
 

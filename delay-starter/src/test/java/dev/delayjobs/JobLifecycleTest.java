@@ -13,8 +13,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 
 import dev.delayjobs.listener.ListenerContainerRegistry;
 import dev.delayjobs.test.Recorder;
@@ -50,22 +48,13 @@ class JobLifecycleTest {
         }
     }
 
-    @Configuration(proxyBeanMethods = false)
-    static class Config {
-
-        @Bean
-        Handlers handlers() {
-            return new Handlers();
-        }
-    }
-
     static ConfigurableApplicationContext context;
     static Handlers handlers;
     static DelayPublisher publisher;
 
     @BeforeAll
     static void start() {
-        context = TestApps.run(TestRedis.uniquePrefix(), List.of(Config.class));
+        context = TestApps.run(TestRedis.uniquePrefix(), List.of(Handlers.class));
         handlers = context.getBean(Handlers.class);
         publisher = context.getBean(DelayPublisher.class);
     }

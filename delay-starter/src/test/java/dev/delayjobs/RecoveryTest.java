@@ -11,7 +11,6 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import dev.delayjobs.test.Recorder;
@@ -48,31 +47,13 @@ class RecoveryTest {
     }
 
     @Configuration(proxyBeanMethods = false)
-    static class Stuck {
-
-        @Bean
-        StuckHandler stuckHandler() {
-            return new StuckHandler();
-        }
-    }
-
-    @Configuration(proxyBeanMethods = false)
-    static class Working {
-
-        @Bean
-        WorkingHandler workingHandler() {
-            return new WorkingHandler();
-        }
-    }
-
-    @Configuration(proxyBeanMethods = false)
     static class PublisherOnly {
     }
 
     @Test
     void jobsHeldByAnInstanceThatStoppedHeartbeatingAreRecoveredByAnother() {
         String prefix = TestRedis.uniquePrefix();
-        ConfigurableApplicationContext crashed = TestApps.run(prefix, List.of(Stuck.class),
+        ConfigurableApplicationContext crashed = TestApps.run(prefix, List.of(StuckHandler.class),
                 "delay.heartbeat-interval=200ms", "delay.heartbeat-lease=1s", "delay.shutdown-timeout=0s");
         ConfigurableApplicationContext survivor = null;
         StuckHandler stuck = crashed.getBean(StuckHandler.class);
@@ -86,7 +67,7 @@ class RecoveryTest {
             // the crash: heartbeats stop while the jobs stay claimed and unacknowledged
             crashed.getBean(dev.delayjobs.timer.QueueWatchdog.class).stop();
 
-            survivor = TestApps.run(prefix, List.of(Working.class), "delay.sweep-interval=200ms");
+            survivor = TestApps.run(prefix, List.of(WorkingHandler.class), "delay.sweep-interval=200ms");
             Recorder recorder = survivor.getBean(WorkingHandler.class).recorder;
             await().atMost(Duration.ofSeconds(15)).until(() -> recorder.count("job-1") == 1 && recorder.count("job-2") == 1);
             assertThat(recorder.deliveries()).extracting(Recorder.Delivery::attempt).containsOnly(2);
@@ -117,7 +98,7 @@ class RecoveryTest {
         }
         await().atMost(Duration.ofSeconds(5)).until(() -> Instant.now().isAfter(due.plusMillis(200)));
 
-        try (ConfigurableApplicationContext consumer = TestApps.run(prefix, List.of(Working.class))) {
+        try (ConfigurableApplicationContext consumer = TestApps.run(prefix, List.of(WorkingHandler.class))) {
             Recorder recorder = consumer.getBean(WorkingHandler.class).recorder;
             await().atMost(Duration.ofSeconds(10)).until(() -> recorder.total() == 5);
             assertThat(recorder.counts()).containsOnlyKeys("early-0", "early-1", "early-2", "early-3", "early-4");
@@ -128,7 +109,7 @@ class RecoveryTest {
     @Test
     void gracefulShutdownHandsRunningJobsBackAtOnceNotAfterTheLease() {
         String prefix = TestRedis.uniquePrefix();
-        ConfigurableApplicationContext stopping = TestApps.run(prefix, List.of(Stuck.class),
+        ConfigurableApplicationContext stopping = TestApps.run(prefix, List.of(StuckHandler.class),
                 "delay.shutdown-timeout=200ms", "delay.heartbeat-lease=60s");
         StuckHandler stuck = stopping.getBean(StuckHandler.class);
         DelayPublisher publisher = stopping.getBean(DelayPublisher.class);
@@ -138,7 +119,7 @@ class RecoveryTest {
 
         stopping.close();
 
-        try (ConfigurableApplicationContext next = TestApps.run(prefix, List.of(Working.class))) {
+        try (ConfigurableApplicationContext next = TestApps.run(prefix, List.of(WorkingHandler.class))) {
             // the lease is 60 s: only a hand-back at shutdown explains a delivery within 10 s
             Recorder recorder = next.getBean(WorkingHandler.class).recorder;
             await().atMost(Duration.ofSeconds(10))

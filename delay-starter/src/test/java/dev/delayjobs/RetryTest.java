@@ -11,8 +11,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 
 import dev.delayjobs.test.Recorder;
 import dev.delayjobs.test.TestApps;
@@ -57,22 +55,13 @@ class RetryTest {
         }
     }
 
-    @Configuration(proxyBeanMethods = false)
-    static class Config {
-
-        @Bean
-        Handlers handlers() {
-            return new Handlers();
-        }
-    }
-
     static ConfigurableApplicationContext context;
     static Handlers handlers;
     static DelayPublisher publisher;
 
     @BeforeAll
     static void start() {
-        context = TestApps.run(TestRedis.uniquePrefix(), List.of(Config.class), "delay.consumer.backoff.jitter=0");
+        context = TestApps.run(TestRedis.uniquePrefix(), List.of(Handlers.class), "delay.consumer.backoff.jitter=0");
         handlers = context.getBean(Handlers.class);
         publisher = context.getBean(DelayPublisher.class);
     }

@@ -12,8 +12,6 @@ import java.util.Random;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 
 import dev.delayjobs.test.Recorder;
 import dev.delayjobs.test.TestApps;
@@ -32,20 +30,11 @@ class TwoInstancesTest {
         }
     }
 
-    @Configuration(proxyBeanMethods = false)
-    static class Config {
-
-        @Bean
-        Handler handler() {
-            return new Handler();
-        }
-    }
-
     @Test
     void twoThousandJobsOnTwoInstancesAreEachHandledExactlyOnce() {
         String prefix = TestRedis.uniquePrefix();
-        try (ConfigurableApplicationContext first = TestApps.run(prefix, List.of(Config.class));
-                ConfigurableApplicationContext second = TestApps.run(prefix, List.of(Config.class))) {
+        try (ConfigurableApplicationContext first = TestApps.run(prefix, List.of(Handler.class));
+                ConfigurableApplicationContext second = TestApps.run(prefix, List.of(Handler.class))) {
             Recorder a = first.getBean(Handler.class).recorder;
             Recorder b = second.getBean(Handler.class).recorder;
             DelayPublisher publisher = first.getBean(DelayPublisher.class);

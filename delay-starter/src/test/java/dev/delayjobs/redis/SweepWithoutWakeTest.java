@@ -10,8 +10,6 @@ import org.junit.jupiter.api.Test;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 
 import dev.delayjobs.DelayedHandler;
 import dev.delayjobs.DelayedJob;
@@ -32,20 +30,11 @@ class SweepWithoutWakeTest {
         }
     }
 
-    @Configuration(proxyBeanMethods = false)
-    static class Config {
-
-        @Bean
-        Handler handler() {
-            return new Handler();
-        }
-    }
-
     @Test
     void delayedJobWrittenWithoutWakeMessageIsDeliveredByTheSweep() {
         String prefix = TestRedis.uniquePrefix();
         RedissonClient redisson = TestRedis.newClient();
-        try (ConfigurableApplicationContext context = TestApps.run(prefix, List.of(Config.class),
+        try (ConfigurableApplicationContext context = TestApps.run(prefix, List.of(Handler.class),
                 "delay.sweep-interval=300ms")) {
             QueueKeys keys = new QueueKeys(prefix, "silent");
             long now = System.currentTimeMillis();
