@@ -1,5 +1,8 @@
 package dev.delayjobs.autoconfigure;
 
+import java.time.Duration;
+import java.util.List;
+
 import org.redisson.api.RedissonClient;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -11,6 +14,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 
 import dev.delayjobs.DelayPublisher;
+import dev.delayjobs.core.DelayQueueObserver;
 import dev.delayjobs.core.PayloadCodec;
 import dev.delayjobs.core.RedisDelayPublisher;
 import dev.delayjobs.listener.DelayedHandlerAnnotationBeanPostProcessor;
@@ -59,8 +63,8 @@ public final class DelayAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(DelayPublisher.class)
-    RedisDelayPublisher delayPublisher(RedisJobStore store, PayloadCodec codec) {
-        return new RedisDelayPublisher(store, codec);
+    RedisDelayPublisher delayPublisher(RedisJobStore store, PayloadCodec codec, ObjectProvider<DelayQueueObserver> observers) {
+        return new RedisDelayPublisher(store, codec, observer(observers));
     }
 
     @Bean
@@ -72,7 +76,34 @@ public final class DelayAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     ListenerContainerRegistry delayListenerContainerRegistry(RedisJobStore store, QueueWatchdog watchdog,
-            PayloadCodec codec, ConfiguredSettings settings) {
-        return new ListenerContainerRegistry(store, watchdog, codec, settings.shutdownTimeout());
+            PayloadCodec codec, ConfiguredSettings settings, ObjectProvider<DelayQueueObserver> observers) {
+        return new ListenerContainerRegistry(store, watchdog, codec, settings.shutdownTimeout(), observer(observers));
+    }
+
+    /** All observers in the context (the metrics, and any of the application's) as one. */
+    private static DelayQueueObserver observer(ObjectProvider<DelayQueueObserver> observers) {
+        List<DelayQueueObserver> all = observers.orderedStream().toList();
+        if (all.isEmpty()) {
+            return DelayQueueObserver.NONE;
+        }
+        if (all.size() == 1) {
+            return all.get(0);
+        }
+        return new DelayQueueObserver() {
+            @Override
+            public void published(String queue, int count) {
+                all.forEach(o -> o.published(queue, count));
+            }
+
+            @Override
+            public void started(String queue, Duration lateness) {
+                all.forEach(o -> o.started(queue, lateness));
+            }
+
+            @Override
+            public void finished(String queue, Outcome outcome, Duration duration) {
+                all.forEach(o -> o.finished(queue, outcome, duration));
+            }
+        };
     }
 }

@@ -75,6 +75,16 @@ public class DelayProperties {
     private final Consumer consumer = new Consumer();
 
     /**
+     * The delayQueues health indicator.
+     */
+    private final Health health = new Health();
+
+    /**
+     * Micrometer metrics of the queues.
+     */
+    private final Metrics metrics = new Metrics();
+
+    /**
      * Per-queue settings, keyed by queue name; each overrides the delay.consumer defaults for its
      * queue.
      */
@@ -164,12 +174,70 @@ public class DelayProperties {
         return consumer;
     }
 
+    public Health getHealth() {
+        return health;
+    }
+
+    public Metrics getMetrics() {
+        return metrics;
+    }
+
     public Map<String, QueueOverrides> getQueues() {
         return queues;
     }
 
     public void setQueues(Map<String, QueueOverrides> queues) {
         this.queues = queues;
+    }
+
+    /** The delayQueues health indicator. */
+    public static class Health {
+
+        /**
+         * How long a due job may wait for a consumer, while consumers exist, before the queue counts
+         * as stalled.
+         */
+        private Duration overdueThreshold = Duration.ofSeconds(60);
+
+        /**
+         * Health status reported while a queue is stalled (for example DOWN, or OUT_OF_SERVICE, or a
+         * custom status mapped in management.endpoint.health.status.order).
+         */
+        private String overdueStatus = "DOWN";
+
+        public Duration getOverdueThreshold() {
+            return overdueThreshold;
+        }
+
+        public void setOverdueThreshold(Duration overdueThreshold) {
+            this.overdueThreshold = overdueThreshold;
+        }
+
+        public String getOverdueStatus() {
+            return overdueStatus;
+        }
+
+        public void setOverdueStatus(String overdueStatus) {
+            this.overdueStatus = overdueStatus;
+        }
+    }
+
+    /** Micrometer metrics of the queues. */
+    public static class Metrics {
+
+        /**
+         * How long the queue counts behind the delay.queue.jobs gauges are reused before Redis is
+         * asked again; bounds the Redis calls a scrape makes to one per queue.
+         */
+        private Duration gaugeCacheTtl = Duration.ofSeconds(2);
+
+        public Duration getGaugeCacheTtl() {
+            return gaugeCacheTtl;
+        }
+
+        public void setGaugeCacheTtl(Duration gaugeCacheTtl) {
+            this.gaugeCacheTtl = gaugeCacheTtl;
+        }
     }
 
     /** Defaults for every handler. */

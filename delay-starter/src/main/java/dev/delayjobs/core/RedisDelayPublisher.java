@@ -12,6 +12,7 @@ import dev.delayjobs.DelayPublisher;
 import dev.delayjobs.JobInfo;
 import dev.delayjobs.PublishRequest;
 import dev.delayjobs.redis.NewJob;
+import dev.delayjobs.redis.PublishOutcome;
 import dev.delayjobs.redis.RedisJobStore;
 
 /** The {@link DelayPublisher} of the starter: checks every argument, then stores the jobs in one script call. */
@@ -22,10 +23,12 @@ public final class RedisDelayPublisher implements DelayPublisher {
 
     private final RedisJobStore store;
     private final PayloadCodec codec;
+    private final DelayQueueObserver observer;
 
-    public RedisDelayPublisher(RedisJobStore store, PayloadCodec codec) {
+    public RedisDelayPublisher(RedisJobStore store, PayloadCodec codec, DelayQueueObserver observer) {
         this.store = store;
         this.codec = codec;
+        this.observer = observer;
     }
 
     @Override
@@ -75,9 +78,10 @@ public final class RedisDelayPublisher implements DelayPublisher {
         List<String> ids = new ArrayList<>(jobs.size());
         for (int from = 0; from < jobs.size(); from += BATCH_CHUNK) {
             List<NewJob> chunk = jobs.subList(from, Math.min(jobs.size(), from + BATCH_CHUNK));
-            // a kept existing job answers to the same id, so the outcome does not change what is returned
-            store.publish(queue, chunk);
+            // a kept existing job answers to the same id: the outcome only matters to the count
+            long created = store.publish(queue, chunk).stream().filter(outcome -> outcome != PublishOutcome.KEPT_EXISTING).count();
             chunk.forEach(job -> ids.add(job.id()));
+            observer.published(queue, (int) created);
         }
         return ids;
     }

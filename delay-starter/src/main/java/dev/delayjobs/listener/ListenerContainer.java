@@ -16,6 +16,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import dev.delayjobs.NonRetryableJobException;
+import dev.delayjobs.core.DelayQueueObserver;
 import dev.delayjobs.core.PayloadCodec;
 import dev.delayjobs.redis.Claim;
 import dev.delayjobs.redis.RedisJobStore;
@@ -45,6 +46,7 @@ public final class ListenerContainer {
     private final QueueWatchdog watchdog;
     private final PayloadCodec codec;
     private final Duration shutdownTimeout;
+    private final DelayQueueObserver observer;
 
     private final Object lifecycle = new Object();
     private volatile boolean running;
@@ -57,12 +59,13 @@ public final class ListenerContainer {
     private volatile boolean heldUnknown;
 
     ListenerContainer(HandlerEndpoint endpoint, RedisJobStore store, QueueWatchdog watchdog, PayloadCodec codec,
-            Duration shutdownTimeout) {
+            Duration shutdownTimeout, DelayQueueObserver observer) {
         this.endpoint = endpoint;
         this.store = store;
         this.watchdog = watchdog;
         this.codec = codec;
         this.shutdownTimeout = shutdownTimeout;
+        this.observer = observer;
     }
 
     public String queue() {
@@ -148,11 +151,12 @@ public final class ListenerContainer {
                 }
                 continue;
             }
+            long claimedAt = System.nanoTime();
             List<StoredJob> jobs = claim.jobs();
             freeWorkers.release(wanted - jobs.size());
             for (StoredJob job : jobs) {
                 inFlight.add(job.id());
-                workers.execute(() -> handle(job));
+                workers.execute(() -> handle(job, claim.serverNow(), claimedAt));
             }
             if (jobs.isEmpty() && running) {
                 try {
@@ -167,7 +171,14 @@ public final class ListenerContainer {
         }
     }
 
-    private void handle(StoredJob job) {
+    /**
+     * Runs one job. Lateness is measured on the Redis clock (the due time's clock): the server time
+     * of the claim plus the time the job then waited here.
+     */
+    private void handle(StoredJob job, long claimServerNow, long claimedAt) {
+        long started = System.nanoTime();
+        observer.started(queue(), Duration.ofMillis(Math.max(0, claimServerNow - job.dueAt()))
+                .plusNanos(started - claimedAt));
         try {
             Object payload;
             try {
@@ -178,16 +189,21 @@ public final class ListenerContainer {
                         + ex.getOriginalMessage());
                 logger.error("Queue '" + queue() + "': job '" + job.id() + "' moves to the dead set: " + error);
                 complete(job, () -> store.bury(queue(), watchdog.instanceId(), job, error));
+                observer.finished(queue(), DelayQueueObserver.Outcome.DEAD, Duration.ofNanos(System.nanoTime() - started));
                 return;
             }
             try {
                 endpoint.invoke(job, payload);
             }
             catch (Throwable ex) {
-                onFailure(job, ex);
+                DelayQueueObserver.Outcome outcome = onFailure(job, ex);
+                if (outcome != null) {
+                    observer.finished(queue(), outcome, Duration.ofNanos(System.nanoTime() - started));
+                }
                 return;
             }
             complete(job, () -> store.ack(queue(), watchdog.instanceId(), List.of(job)));
+            observer.finished(queue(), DelayQueueObserver.Outcome.COMPLETED, Duration.ofNanos(System.nanoTime() - started));
         }
         finally {
             inFlight.remove(job.id());
@@ -195,11 +211,12 @@ public final class ListenerContainer {
         }
     }
 
-    private void onFailure(StoredJob job, Throwable ex) {
+    /** Retries or buries a failed job; returns what became of it, or null when it is left for stop() to hand back. */
+    private DelayQueueObserver.Outcome onFailure(StoredJob job, Throwable ex) {
         if (!running && Thread.currentThread().isInterrupted()) {
             // interrupted by stop(), not failed: stop() hands the job back without counting a failure
             logger.info("Queue '" + queue() + "': job '" + job.id() + "' interrupted by shutdown; handing it back");
-            return;
+            return null;
         }
         if (ex instanceof Error && !(ex instanceof AssertionError)) {
             logger.error("Queue '" + queue() + "': handler threw " + ex + " on job '" + job.id() + "'", ex);
@@ -210,12 +227,13 @@ public final class ListenerContainer {
             logger.warn("Queue '" + queue() + "': job '" + job.id() + "' failed attempt " + job.attempts() + " of "
                     + maxAttempts + "; moving it to the dead set: " + error);
             complete(job, () -> store.bury(queue(), watchdog.instanceId(), job, error));
-            return;
+            return DelayQueueObserver.Outcome.DEAD;
         }
         Duration backoff = endpoint.settings().backoff().delayAfter(job.attempts(), ThreadLocalRandom.current().nextDouble());
         logger.info("Queue '" + queue() + "': job '" + job.id() + "' failed attempt " + job.attempts() + " of " + maxAttempts
                 + "; retrying in " + backoff.toMillis() + " ms: " + error);
         complete(job, () -> store.retry(queue(), watchdog.instanceId(), job, error, backoff));
+        return DelayQueueObserver.Outcome.RETRIED;
     }
 
     /**

@@ -11,6 +11,7 @@ import java.util.Optional;
 import org.springframework.beans.factory.BeanInitializationException;
 import org.springframework.context.SmartLifecycle;
 
+import dev.delayjobs.core.DelayQueueObserver;
 import dev.delayjobs.core.PayloadCodec;
 import dev.delayjobs.redis.RedisJobStore;
 import dev.delayjobs.timer.QueueWatchdog;
@@ -28,15 +29,17 @@ public final class ListenerContainerRegistry implements SmartLifecycle {
     private final QueueWatchdog watchdog;
     private final PayloadCodec codec;
     private final Duration shutdownTimeout;
+    private final DelayQueueObserver observer;
     private final Map<String, Registered> containers = new LinkedHashMap<>();
     private volatile boolean running;
 
     public ListenerContainerRegistry(RedisJobStore store, QueueWatchdog watchdog, PayloadCodec codec,
-            Duration shutdownTimeout) {
+            Duration shutdownTimeout, DelayQueueObserver observer) {
         this.store = store;
         this.watchdog = watchdog;
         this.codec = codec;
         this.shutdownTimeout = shutdownTimeout;
+        this.observer = observer;
     }
 
     synchronized void register(HandlerEndpoint endpoint) {
@@ -46,7 +49,7 @@ public final class ListenerContainerRegistry implements SmartLifecycle {
                     + existing.endpoint.describe() + " and " + endpoint.describe() + "; a queue has one handler");
         }
         containers.put(endpoint.queue(),
-                new Registered(endpoint, new ListenerContainer(endpoint, store, watchdog, codec, shutdownTimeout)));
+                new Registered(endpoint, new ListenerContainer(endpoint, store, watchdog, codec, shutdownTimeout, observer)));
     }
 
     /** The containers, in registration order. */

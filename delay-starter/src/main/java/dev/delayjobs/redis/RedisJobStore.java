@@ -4,7 +4,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -45,6 +47,12 @@ public final class RedisJobStore {
     private static final LuaScript RESCHEDULE = LuaScript.load("reschedule");
     private static final LuaScript FIND = LuaScript.load("find");
     private static final LuaScript TRIM_DEAD = LuaScript.load("trim-dead");
+    private static final LuaScript QUEUE_STATS = LuaScript.load("queue-stats");
+    private static final LuaScript DEAD_PAGE = LuaScript.load("dead-page");
+    private static final LuaScript REQUEUE_DEAD = LuaScript.load("requeue-dead");
+    private static final LuaScript DELETE_DEAD = LuaScript.load("delete-dead");
+    /** Dead jobs moved per script call by the "all" variants. */
+    private static final int DEAD_BATCH = 1000;
 
     private final RedissonClient redisson;
     private final String prefix;
@@ -240,6 +248,86 @@ public final class RedisJobStore {
         Long r = call("trim dead jobs of", queue, () -> TRIM_DEAD.run(script, Mode.READ_WRITE, ReturnType.LONG,
                 k.of(k.dead(), k.jobs(), k.errors()), Long.toString(retention.toMillis()), Integer.toString(max)));
         return r.intValue();
+    }
+
+    /** Every count of the queue, in one call. */
+    @SuppressWarnings("unchecked")
+    public QueueStats stats(String queue) {
+        QueueKeys k = keys(queue);
+        List<Object> r = call("read the counts of", queue, () -> QUEUE_STATS.run(script, Mode.READ_ONLY, ReturnType.LIST,
+                k.of(k.delayed(), k.ready(), k.dead(), k.stats(), k.instances(), k.workers(), k.jobs()), k.activePrefix()));
+        List<Object> counts = (List<Object>) r.get(0);
+        List<Object> totals = (List<Object>) r.get(1);
+        List<Object> members = (List<Object>) r.get(2);
+        Map<String, Long> totalsByName = new LinkedHashMap<>();
+        for (String name : List.of("published", "completed", "retried", "dead")) {
+            totalsByName.put(name, 0L);
+        }
+        for (int i = 0; i + 1 < totals.size(); i += 2) {
+            totalsByName.put((String) totals.get(i), Long.parseLong((String) totals.get(i + 1)));
+        }
+        List<QueueStats.ConsumerInstance> instances = new ArrayList<>();
+        for (int i = 0; i + 3 < members.size(); i += 4) {
+            instances.add(new QueueStats.ConsumerInstance((String) members.get(i), (long) Double.parseDouble((String) members.get(i + 1)),
+                    Integer.parseInt((String) members.get(i + 2)), asLong(members.get(i + 3))));
+        }
+        return new QueueStats(asLong(counts.get(0)), asLong(counts.get(1)), asLong(counts.get(2)), asLong(counts.get(3)),
+                asLong(counts.get(4)), asLong(counts.get(5)), asLong(counts.get(6)), totalsByName, instances);
+    }
+
+    /** A page of the dead set, newest first, and the size of the whole set. */
+    public DeadPage deadJobs(String queue, int offset, int count) {
+        QueueKeys k = keys(queue);
+        List<Object> r = call("list dead jobs of", queue, () -> DEAD_PAGE.run(script, Mode.READ_ONLY, ReturnType.LIST,
+                k.of(k.dead(), k.jobs(), k.errors()), Integer.toString(offset), Integer.toString(count)));
+        List<DeadJob> jobs = new ArrayList<>();
+        for (int i = 1; i + 3 < r.size(); i += 4) {
+            String error = (String) r.get(i + 3);
+            jobs.add(new DeadJob((String) r.get(i), (long) Double.parseDouble((String) r.get(i + 1)), asInt(r.get(i + 2)),
+                    error.isEmpty() ? null : error));
+        }
+        return new DeadPage(asLong(r.get(0)), jobs);
+    }
+
+    /** A page of dead jobs and the size of the dead set. */
+    public record DeadPage(long total, List<DeadJob> jobs) {
+    }
+
+    /** Gives dead jobs a fresh start (attempts reset, due now); {@code ids} empty means all of them. */
+    public long requeueDead(String queue, List<String> ids) {
+        return deadBatches(queue, REQUEUE_DEAD, "requeue dead jobs of", ids, true);
+    }
+
+    /** Deletes dead jobs; {@code ids} empty means all of them. */
+    public long deleteDead(String queue, List<String> ids) {
+        return deadBatches(queue, DELETE_DEAD, "delete dead jobs of", ids, false);
+    }
+
+    private long deadBatches(String queue, LuaScript lua, String action, List<String> ids, boolean toReady) {
+        QueueKeys k = keys(queue);
+        List<Object> keyList = toReady ? k.of(k.dead(), k.jobs(), k.errors(), k.ready()) : k.of(k.dead(), k.jobs(), k.errors());
+        long total = 0;
+        if (!ids.isEmpty()) {
+            for (int from = 0; from < ids.size(); from += DEAD_BATCH) {
+                List<Object> args = new ArrayList<>();
+                args.add(Integer.toString(DEAD_BATCH));
+                args.addAll(ids.subList(from, Math.min(ids.size(), from + DEAD_BATCH)));
+                Long done = call(action, queue, () -> lua.run(script, Mode.READ_WRITE, ReturnType.LONG, keyList, args.toArray()));
+                total += done;
+            }
+            return total;
+        }
+        // bounded by the size at the start: jobs that die again meanwhile wait for the next call
+        long rounds = call(action, queue, () -> redisson.getScoredSortedSet(k.dead(), StringCodec.INSTANCE).size()) / DEAD_BATCH + 1;
+        for (long round = 0; round < rounds; round++) {
+            Long done = call(action, queue, () -> lua.run(script, Mode.READ_WRITE, ReturnType.LONG, keyList,
+                    Integer.toString(DEAD_BATCH)));
+            total += done;
+            if (done == 0) {
+                break;
+            }
+        }
+        return total;
     }
 
     /**

@@ -1,0 +1,165 @@
+package dev.delayjobs.actuate;
+
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.ToDoubleFunction;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import dev.delayjobs.core.DelayQueueObserver;
+import dev.delayjobs.redis.QueueStats;
+import dev.delayjobs.redis.RedisJobStore;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.TimeGauge;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.MeterBinder;
+
+/**
+ * Micrometer metrics of the delay queues.
+ *
+ * <ul>
+ * <li>{@code delay.queue.jobs{queue, state=delayed|ready|running|dead}}: jobs in Redis, all
+ * instances together (every instance reports the same value);
+ * <li>{@code delay.queue.oldest.overdue{queue}}: how long the oldest due job has waited for a consumer;
+ * <li>{@code delay.jobs.published|completed|retried|dead{queue}}: counters of this instance;
+ * <li>{@code delay.handler.duration{queue, outcome}}: handler time of this instance;
+ * <li>{@code delay.jobs.lateness{queue}}: handler start minus due time, with percentiles.
+ * </ul>
+ * Gauges read all counts of a queue in one Redis call and keep them for {@code cacheTtl}, so a
+ * scrape costs one call per queue at most.
+ */
+public class DelayQueueMetrics implements MeterBinder, DelayQueueObserver {
+
+    private static final Log logger = LogFactory.getLog(DelayQueueMetrics.class);
+
+    private final RedisJobStore store;
+    private final Duration cacheTtl;
+    private final Map<String, CachedStats> stats = new ConcurrentHashMap<>();
+    private final Map<String, Meters> meters = new ConcurrentHashMap<>();
+    private volatile MeterRegistry registry;
+
+    public DelayQueueMetrics(RedisJobStore store, Duration cacheTtl) {
+        this.store = store;
+        this.cacheTtl = cacheTtl;
+    }
+
+    @Override
+    public void bindTo(MeterRegistry registry) {
+        this.registry = registry;
+        try {
+            store.knownQueues().forEach(this::meters);
+        }
+        catch (RuntimeException ex) {
+            logger.warn("Cannot list the delay queues for metrics; each is added when first used here: " + ex.getMessage());
+        }
+    }
+
+    @Override
+    public void published(String queue, int count) {
+        Meters m = meters(queue);
+        if (m != null) {
+            m.published.increment(count);
+        }
+    }
+
+    @Override
+    public void started(String queue, Duration lateness) {
+        Meters m = meters(queue);
+        if (m != null) {
+            m.lateness.record(lateness);
+        }
+    }
+
+    @Override
+    public void finished(String queue, Outcome outcome, Duration duration) {
+        Meters m = meters(queue);
+        if (m != null) {
+            m.outcomes.get(outcome).increment();
+            m.durations.get(outcome).record(duration);
+        }
+    }
+
+    private Meters meters(String queue) {
+        MeterRegistry r = registry;
+        if (r == null) {
+            return null;
+        }
+        return meters.computeIfAbsent(queue, q -> new Meters(r, q));
+    }
+
+    /** Counts of one queue, read from Redis at most once per {@code cacheTtl}. */
+    private double read(String queue, ToDoubleFunction<QueueStats> value) {
+        CachedStats cached = stats.computeIfAbsent(queue, q -> new CachedStats());
+        synchronized (cached) {
+            long now = System.nanoTime();
+            if (cached.value == null || now - cached.readAt > cacheTtl.toNanos()) {
+                try {
+                    cached.value = store.stats(queue);
+                }
+                catch (RuntimeException ex) {
+                    cached.value = null;
+                    return Double.NaN;
+                }
+                finally {
+                    cached.readAt = now;
+                }
+            }
+            return cached.value == null ? Double.NaN : value.applyAsDouble(cached.value);
+        }
+    }
+
+    private static final class CachedStats {
+
+        QueueStats value;
+        long readAt;
+    }
+
+    private final class Meters {
+
+        final Counter published;
+        final Map<Outcome, Counter> outcomes = new EnumMap<>(Outcome.class);
+        final Map<Outcome, Timer> durations = new EnumMap<>(Outcome.class);
+        final Timer lateness;
+
+        Meters(MeterRegistry registry, String queue) {
+            gauge(registry, queue, "delayed", QueueStats::delayed);
+            gauge(registry, queue, "ready", QueueStats::ready);
+            gauge(registry, queue, "running", QueueStats::running);
+            gauge(registry, queue, "dead", QueueStats::dead);
+            TimeGauge.builder("delay.queue.oldest.overdue", this, TimeUnit.MILLISECONDS,
+                    m -> read(queue, QueueStats::oldestLatenessMillis))
+                    .tag("queue", queue)
+                    .description("How long the oldest due job of the queue has waited for a consumer")
+                    .register(registry);
+            published = Counter.builder("delay.jobs.published").tag("queue", queue)
+                    .description("Jobs published by this instance").register(registry);
+            for (Outcome outcome : Outcome.values()) {
+                String name = outcome.name().toLowerCase(Locale.ROOT);
+                outcomes.put(outcome, Counter.builder("delay.jobs." + name).tag("queue", queue)
+                        .description("Jobs " + name + " by the handlers of this instance").register(registry));
+                durations.put(outcome, Timer.builder("delay.handler.duration").tag("queue", queue).tag("outcome", name)
+                        .description("Time the handler took").register(registry));
+            }
+            lateness = Timer.builder("delay.jobs.lateness").tag("queue", queue)
+                    .description("Handler start minus the job's due time")
+                    .publishPercentiles(0.5, 0.9, 0.99)
+                    .publishPercentileHistogram()
+                    .register(registry);
+        }
+
+        private void gauge(MeterRegistry registry, String queue, String state, ToDoubleFunction<QueueStats> value) {
+            Gauge.builder("delay.queue.jobs", this, m -> read(queue, value))
+                    .tag("queue", queue)
+                    .tag("state", state)
+                    .description("Jobs of the queue in Redis, by state (all instances)")
+                    .register(registry);
+        }
+    }
+}

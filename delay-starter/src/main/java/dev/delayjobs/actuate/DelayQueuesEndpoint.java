@@ -1,0 +1,136 @@
+package dev.delayjobs.actuate;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+
+import dev.delayjobs.core.JobArguments;
+import dev.delayjobs.listener.ListenerContainerRegistry;
+import dev.delayjobs.redis.RedisJobStore;
+
+/**
+ * {@code /actuator/delayqueues}: every queue known under the key prefix, with its counts,
+ * lateness and consumers; one queue with its most recent dead jobs; and, when write access is
+ * granted ({@code management.endpoint.delayqueues.access=unrestricted}), requeueing and deleting
+ * dead jobs and cancelling waiting ones.
+ */
+@Endpoint(id = "delayqueues", defaultAccess = Access.READ_ONLY)
+public class DelayQueuesEndpoint {
+
+    static final int DEFAULT_PAGE_SIZE = 20;
+    static final int MAX_PAGE_SIZE = 500;
+
+    private final RedisJobStore store;
+    private final ListenerContainerRegistry registry;
+
+    public DelayQueuesEndpoint(RedisJobStore store, @Nullable ListenerContainerRegistry registry) {
+        this.store = store;
+        this.registry = registry;
+    }
+
+    @ReadOperation
+    public QueuesReport queues() {
+        Map<String, QueueView> queues = new TreeMap<>();
+        for (String queue : store.knownQueues()) {
+            queues.put(queue, QueueView.of(store.stats(queue), hasLocalHandler(queue)));
+        }
+        return new QueuesReport(queues);
+    }
+
+    /** One queue and a page of its dead jobs, newest first; {@code null} (404) for an unknown queue. */
+    @ReadOperation
+    public @Nullable QueueReport queue(@Selector String queue, @Nullable Integer page, @Nullable Integer size) {
+        if (!isKnown(queue)) {
+            return null;
+        }
+        int pageNumber = page == null ? 0 : page;
+        int pageSize = size == null ? DEFAULT_PAGE_SIZE : size;
+        if (pageNumber < 0 || pageSize < 1 || pageSize > MAX_PAGE_SIZE) {
+            throw new InvalidEndpointRequestException("page must be >= 0 and size between 1 and " + MAX_PAGE_SIZE,
+                    "invalid page or size");
+        }
+        RedisJobStore.DeadPage dead = store.deadJobs(queue, pageNumber * pageSize, pageSize);
+        List<DeadJobView> jobs = dead.jobs().stream()
+                .map(j -> new DeadJobView(j.id(), j.attempts(), j.lastError(), Instant.ofEpochMilli(j.diedAt())))
+                .toList();
+        return new QueueReport(queue, QueueView.of(store.stats(queue), hasLocalHandler(queue)),
+                new DeadJobsPage(pageNumber, pageSize, dead.total(), jobs));
+    }
+
+    /**
+     * {@code POST /actuator/delayqueues/{queue}/{action}} with an optional {@code id}:
+     * {@code requeue-dead} and {@code delete-dead} (one dead job, or all without id), {@code cancel}
+     * (a waiting job; id required).
+     */
+    @WriteOperation
+    public @Nullable ActionResult act(@Selector String queue, @Selector String action, @Nullable String id) {
+        if (!isKnown(queue)) {
+            return null;
+        }
+        if (id != null) {
+            try {
+                JobArguments.id(id);
+            }
+            catch (IllegalArgumentException ex) {
+                throw new InvalidEndpointRequestException(ex.getMessage(), "invalid id");
+            }
+        }
+        List<String> ids = id == null ? List.of() : List.of(id);
+        long affected = switch (action) {
+            case "requeue-dead" -> store.requeueDead(queue, ids);
+            case "delete-dead" -> store.deleteDead(queue, ids);
+            case "cancel" -> {
+                if (id == null) {
+                    throw new InvalidEndpointRequestException("cancel needs the id of the job", "missing id");
+                }
+                yield store.cancel(queue, id) ? 1 : 0;
+            }
+            default -> throw new InvalidEndpointRequestException("unknown action '" + action
+                    + "': use requeue-dead, delete-dead or cancel", "unknown action");
+        };
+        return new ActionResult(queue, action, id, affected);
+    }
+
+    private boolean isKnown(String queue) {
+        try {
+            JobArguments.queue(queue);
+        }
+        catch (IllegalArgumentException ex) {
+            return false;
+        }
+        return store.knownQueues().contains(queue);
+    }
+
+    private boolean hasLocalHandler(String queue) {
+        return registry != null && registry.getContainer(queue).isPresent();
+    }
+
+    /** Every known queue by name. */
+    public record QueuesReport(Map<String, QueueView> queues) {
+    }
+
+    /** One queue with a page of its dead jobs. */
+    public record QueueReport(String queue, QueueView stats, DeadJobsPage dead) {
+    }
+
+    /** A page of dead jobs, newest first. */
+    public record DeadJobsPage(int page, int size, long total, List<DeadJobView> jobs) {
+    }
+
+    /** A dead job. */
+    public record DeadJobView(String id, int attempts, String lastError, Instant diedAt) {
+    }
+
+    /** What a write operation did. */
+    public record ActionResult(String queue, String action, String id, long affected) {
+    }
+}

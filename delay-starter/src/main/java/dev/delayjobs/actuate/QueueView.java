@@ -1,0 +1,44 @@
+package dev.delayjobs.actuate;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+import dev.delayjobs.redis.QueueStats;
+
+/**
+ * One queue as the endpoint shows it.
+ *
+ * @param delayed jobs waiting for their due time, retries included
+ * @param ready due jobs waiting for a consumer
+ * @param running jobs held by consumers
+ * @param dead jobs in the dead set
+ * @param nextDueAt due time of the earliest delayed job, or null
+ * @param oldestOverdueMillis how long the oldest due job has waited for a consumer, in ms
+ * @param consumers the live consumer instances
+ * @param totals published, completed, retried and dead counts of all instances since the queue was created
+ * @param localHandler whether this instance has a handler for the queue
+ */
+public record QueueView(long delayed, long ready, long running, long dead, Instant nextDueAt, long oldestOverdueMillis,
+        List<Consumer> consumers, Map<String, Long> totals, boolean localHandler) {
+
+    static QueueView of(QueueStats stats, boolean localHandler) {
+        return new QueueView(stats.delayed(), stats.ready(), stats.running(), stats.dead(),
+                stats.nextDueAt() < 0 ? null : Instant.ofEpochMilli(stats.nextDueAt()), stats.oldestLatenessMillis(),
+                stats.instances().stream()
+                        .map(i -> new Consumer(i.id(), i.workers(), i.held(), Instant.ofEpochMilli(i.leaseDeadline())))
+                        .toList(),
+                stats.totals(), localHandler);
+    }
+
+    /**
+     * A consumer instance.
+     *
+     * @param instance its id
+     * @param workers its concurrency
+     * @param running jobs it holds now
+     * @param leaseExpiresAt when others recover its jobs unless it heartbeats first
+     */
+    public record Consumer(String instance, int workers, long running, Instant leaseExpiresAt) {
+    }
+}

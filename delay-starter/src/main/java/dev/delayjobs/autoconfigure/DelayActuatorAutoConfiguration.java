@@ -1,0 +1,65 @@
+package dev.delayjobs.autoconfigure;
+
+import java.util.Locale;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import dev.delayjobs.actuate.DelayQueuesEndpoint;
+import dev.delayjobs.actuate.DelayQueuesHealthIndicator;
+import dev.delayjobs.listener.ListenerContainerRegistry;
+import dev.delayjobs.redis.RedisJobStore;
+
+/**
+ * The {@code delayqueues} actuator endpoint and the {@code delayQueues} health indicator, each
+ * only when its part of actuator is on the classpath.
+ */
+@AutoConfiguration(after = DelayAutoConfiguration.class)
+@ConditionalOnBean(RedisJobStore.class)
+public final class DelayActuatorAutoConfiguration {
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(Endpoint.class)
+    @ConditionalOnAvailableEndpoint(DelayQueuesEndpoint.class)
+    static final class EndpointConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean
+        DelayQueuesEndpoint delayQueuesEndpoint(RedisJobStore store, ObjectProvider<ListenerContainerRegistry> registry) {
+            return new DelayQueuesEndpoint(store, registry.getIfAvailable());
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(HealthIndicator.class)
+    @ConditionalOnEnabledHealthIndicator("delayQueues")
+    static final class HealthConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean(name = "delayQueuesHealthIndicator")
+        DelayQueuesHealthIndicator delayQueuesHealthIndicator(RedisJobStore store, DelayProperties properties) {
+            DelayProperties.Health health = properties.getHealth();
+            if (health.getOverdueThreshold() == null || health.getOverdueThreshold().isNegative()) {
+                throw new InvalidConfigurationPropertyValueException("delay.health.overdue-threshold",
+                        health.getOverdueThreshold(), "must be zero or positive");
+            }
+            if (health.getOverdueStatus() == null || health.getOverdueStatus().isBlank()) {
+                throw new InvalidConfigurationPropertyValueException("delay.health.overdue-status",
+                        health.getOverdueStatus(), "must name a health status, such as DOWN");
+            }
+            return new DelayQueuesHealthIndicator(store, health.getOverdueThreshold(),
+                    new Status(health.getOverdueStatus().trim().toUpperCase(Locale.ROOT)));
+        }
+    }
+}

@@ -1,0 +1,32 @@
+package dev.delayjobs.autoconfigure;
+
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.context.annotation.Bean;
+
+import dev.delayjobs.actuate.DelayQueueMetrics;
+import dev.delayjobs.redis.RedisJobStore;
+import io.micrometer.core.instrument.MeterRegistry;
+
+/** Micrometer metrics of the delay queues, when the application has a {@link MeterRegistry}. */
+@AutoConfiguration(after = DelayAutoConfiguration.class, afterName = {
+        "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
+        "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
+        "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration" })
+@ConditionalOnClass(MeterRegistry.class)
+@ConditionalOnBean({ MeterRegistry.class, RedisJobStore.class })
+public final class DelayMetricsAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    DelayQueueMetrics delayQueueMetrics(RedisJobStore store, DelayProperties properties) {
+        if (properties.getMetrics().getGaugeCacheTtl() == null || properties.getMetrics().getGaugeCacheTtl().isNegative()) {
+            throw new InvalidConfigurationPropertyValueException("delay.metrics.gauge-cache-ttl",
+                    properties.getMetrics().getGaugeCacheTtl(), "must be zero or positive");
+        }
+        return new DelayQueueMetrics(store, properties.getMetrics().getGaugeCacheTtl());
+    }
+}

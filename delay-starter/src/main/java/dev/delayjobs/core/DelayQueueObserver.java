@@ -1,0 +1,36 @@
+package dev.delayjobs.core;
+
+import java.time.Duration;
+
+/**
+ * Told of what this instance does with jobs: the hook the metrics hang on. Implementations must be
+ * quick and must not throw; they run on publishing and worker threads.
+ */
+public interface DelayQueueObserver {
+
+    /** Does nothing. */
+    DelayQueueObserver NONE = new DelayQueueObserver() {
+    };
+
+    /** What became of a handled job. */
+    enum Outcome {
+        /** The handler returned; the job is done. */
+        COMPLETED,
+        /** The handler failed; the job waits for another attempt. */
+        RETRIED,
+        /** The handler failed for the last time, or the payload could not be read; the job is dead. */
+        DEAD
+    }
+
+    /** {@code count} jobs were stored by a publish call of this instance. */
+    default void published(String queue, int count) {
+    }
+
+    /** A handler of this instance starts a job, {@code lateness} after the job became due. */
+    default void started(String queue, Duration lateness) {
+    }
+
+    /** A handler of this instance finished a job after {@code duration}. */
+    default void finished(String queue, Outcome outcome, Duration duration) {
+    }
+}

@@ -1,0 +1,16 @@
+-- delete-dead: deletes dead jobs for good.
+-- KEYS[1] dead (zset)   KEYS[2] jobs (hash)   KEYS[3] errors (hash)
+-- ARGV[1] at most this many   ARGV[2..] ids; with no id, the oldest dead jobs
+-- Returns how many were deleted. Cost: O(M log N) for M jobs.
+local ids = {}
+for i = 2, #ARGV do ids[#ids + 1] = ARGV[i] end
+if #ids == 0 then ids = redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1) end
+local done = 0
+for _, id in ipairs(ids) do
+  if redis.call('ZREM', KEYS[1], id) == 1 then
+    redis.call('HDEL', KEYS[2], id)
+    redis.call('HDEL', KEYS[3], id)
+    done = done + 1
+  end
+end
+return done

@@ -1,0 +1,32 @@
+-- queue-stats: every count of one queue in one call, for the endpoint, health and gauges (read-only).
+-- KEYS[1] delayed (zset)   KEYS[2] ready (list)   KEYS[3] dead (zset)   KEYS[4] stats (hash)
+-- KEYS[5] instances (zset) KEYS[6] workers (hash) KEYS[7] jobs (hash)
+-- ARGV[1] prefix of the active lists (active:<instance> keys share the queue's hash slot)
+-- Returns { {now, delayed, ready, running, dead, next due or -1, due time of the oldest waiting
+-- job or -1}, {stat name, value, ...}, {instance, lease deadline, workers, held jobs, ...} }.
+-- Cost: O(I) for I consumer instances; independent of the backlog.
+local now = now_ms()
+local next_due = head_score(KEYS[1]) or -1
+local oldest = -1
+if next_due >= 0 and next_due <= now then oldest = next_due end
+local head = redis.call('LINDEX', KEYS[2], 0)
+if head then
+  local rec = redis.call('HGET', KEYS[7], head)
+  local r = rec and decode(rec)
+  if r and r.running == '0' and (oldest < 0 or tonumber(r.due) < oldest) then oldest = tonumber(r.due) end
+end
+local instances = {}
+local running = 0
+local members = redis.call('ZRANGE', KEYS[5], 0, -1, 'WITHSCORES')
+for i = 1, #members, 2 do
+  local held = redis.call('LLEN', ARGV[1] .. members[i])
+  running = running + held
+  instances[#instances + 1] = members[i]
+  instances[#instances + 1] = members[i + 1]
+  instances[#instances + 1] = redis.call('HGET', KEYS[6], members[i]) or '0'
+  instances[#instances + 1] = held
+end
+return { { now, redis.call('ZCARD', KEYS[1]), redis.call('LLEN', KEYS[2]), running, redis.call('ZCARD', KEYS[3]),
+           next_due, oldest },
+         redis.call('HGETALL', KEYS[4]),
+         instances }

@@ -1,0 +1,28 @@
+-- requeue-dead: dead jobs get a fresh start: attempts reset, error cleared, READY at once.
+-- KEYS[1] dead (zset)   KEYS[2] jobs (hash)   KEYS[3] errors (hash)   KEYS[4] ready (list)
+-- ARGV[1] at most this many   ARGV[2..] ids; with no id, the oldest dead jobs
+-- Returns how many were requeued. Cost: O(M log N) for M jobs.
+local ids = {}
+for i = 2, #ARGV do ids[#ids + 1] = ARGV[i] end
+if #ids == 0 then ids = redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1) end
+local now = now_ms()
+local done = 0
+for _, id in ipairs(ids) do
+  if redis.call('ZREM', KEYS[1], id) == 1 then
+    local rec = redis.call('HGET', KEYS[2], id)
+    local r = rec and decode(rec)
+    if r then
+      r.attempts = 0
+      r.running = '0'
+      r.due = now
+      redis.call('HSET', KEYS[2], id, encode(r))
+      redis.call('HDEL', KEYS[3], id)
+      redis.call('RPUSH', KEYS[4], id)
+      done = done + 1
+    else
+      -- a record not in the job format cannot run: leave it dead
+      redis.call('ZADD', KEYS[1], now, id)
+    end
+  end
+end
+return done
