@@ -91,23 +91,26 @@ public final class DelayedHandlerAnnotationBeanPostProcessor
 
     private HandlerEndpoint endpoint(Found f, QueueSettings.Source source, PayloadCodec codec) {
         String where = HandlerEndpoint.describe(f.beanName, f.method);
-        String queue = resolve(f.annotation.queue());
+        String queue;
         try {
-            JobArguments.queue(queue);
+            queue = JobArguments.queue(resolve("queue", f.annotation.queue()));
         }
         catch (IllegalArgumentException ex) {
-            throw new BeanInitializationException("@DelayedHandler on " + where + ": " + ex.getMessage());
+            throw new BeanInitializationException("@DelayedHandler on " + where + ": " + ex.getMessage(), ex);
         }
         QueueSettings settings = source.forQueue(queue);
         try {
-            settings = apply(settings, f.annotation.concurrency(), Integer::parseInt, QueueSettings::withConcurrency);
-            settings = apply(settings, f.annotation.maxAttempts(), Integer::parseInt, QueueSettings::withMaxAttempts);
-            settings = apply(settings, f.annotation.autoStartup(), this::parseBoolean, QueueSettings::withAutoStartup);
+            settings = apply(settings, "concurrency", f.annotation.concurrency(), Integer::parseInt,
+                    QueueSettings::withConcurrency);
+            settings = apply(settings, "maxAttempts", f.annotation.maxAttempts(), Integer::parseInt,
+                    QueueSettings::withMaxAttempts);
+            settings = apply(settings, "autoStartup", f.annotation.autoStartup(), this::parseBoolean,
+                    QueueSettings::withAutoStartup);
             QueueSettings.ExponentialBackoff b = settings.backoff();
             b = new QueueSettings.ExponentialBackoff(
-                    orElse(f.annotation.backoffInitial(), DurationStyle::detectAndParse, b.initial()),
-                    orElse(f.annotation.backoffMultiplier(), Double::parseDouble, b.multiplier()),
-                    orElse(f.annotation.backoffMax(), DurationStyle::detectAndParse, b.max()), b.jitter());
+                    orElse("backoffInitial", f.annotation.backoffInitial(), DurationStyle::detectAndParse, b.initial()),
+                    orElse("backoffMultiplier", f.annotation.backoffMultiplier(), Double::parseDouble, b.multiplier()),
+                    orElse("backoffMax", f.annotation.backoffMax(), DurationStyle::detectAndParse, b.max()), b.jitter());
             settings = settings.withBackoff(b);
         }
         catch (IllegalArgumentException ex) {
@@ -118,23 +121,23 @@ public final class DelayedHandlerAnnotationBeanPostProcessor
         return new HandlerEndpoint(f.beanName, f.bean, f.method, queue, settings, codec.type(f.payloadType), wantsJob);
     }
 
-    private <T> QueueSettings apply(QueueSettings settings, String attribute, Function<String, T> parse,
+    private <T> QueueSettings apply(QueueSettings settings, String name, String attribute, Function<String, T> parse,
             BiFunction<QueueSettings, T, QueueSettings> with) {
-        String value = resolve(attribute);
-        return value.isEmpty() ? settings : with.apply(settings, parseNamed(value, parse));
+        String value = resolve(name, attribute);
+        return value.isEmpty() ? settings : with.apply(settings, parseNamed(name, value, parse));
     }
 
-    private <T> T orElse(String attribute, Function<String, T> parse, T fallback) {
-        String value = resolve(attribute);
-        return value.isEmpty() ? fallback : parseNamed(value, parse);
+    private <T> T orElse(String name, String attribute, Function<String, T> parse, T fallback) {
+        String value = resolve(name, attribute);
+        return value.isEmpty() ? fallback : parseNamed(name, value, parse);
     }
 
-    private static <T> T parseNamed(String value, Function<String, T> parse) {
+    private static <T> T parseNamed(String name, String value, Function<String, T> parse) {
         try {
             return parse.apply(value);
         }
         catch (RuntimeException ex) {
-            throw new IllegalArgumentException("'" + value + "' cannot be read (" + ex.getMessage() + ")", ex);
+            throw new IllegalArgumentException(name + " = '" + value + "' cannot be read (" + ex.getMessage() + ")", ex);
         }
     }
 
@@ -145,11 +148,23 @@ public final class DelayedHandlerAnnotationBeanPostProcessor
         return Boolean.valueOf(value);
     }
 
-    /** Resolves placeholders, then SpEL, to a trimmed string. */
-    private String resolve(String value) {
+    /**
+     * Resolves placeholders, then SpEL, to a trimmed string; a failure is an
+     * {@link IllegalArgumentException} naming the attribute.
+     */
+    private String resolve(String name, String value) {
         if (value == null || value.isEmpty()) {
             return "";
         }
+        try {
+            return resolve(value);
+        }
+        catch (RuntimeException ex) {
+            throw new IllegalArgumentException(name + " = '" + value + "' cannot be resolved: " + ex.getMessage(), ex);
+        }
+    }
+
+    private String resolve(String value) {
         String resolved = beanFactory.resolveEmbeddedValue(value);
         Object evaluated = resolved;
         if (resolved != null && beanFactory.getBeanExpressionResolver() != null) {

@@ -1,0 +1,342 @@
+package dev.delayjobs.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URL;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+import org.redisson.api.RedissonClient;
+import org.redisson.spring.starter.RedissonAutoConfigurationV4;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import dev.delayjobs.DelayPublisher;
+import dev.delayjobs.JobInfo;
+import dev.delayjobs.core.PayloadCodec;
+import dev.delayjobs.core.RedisDelayPublisher;
+import dev.delayjobs.listener.DelayedHandlerAnnotationBeanPostProcessor;
+import dev.delayjobs.listener.ListenerContainerRegistry;
+import dev.delayjobs.redis.RedisJobStore;
+import dev.delayjobs.test.TestRedis;
+import dev.delayjobs.timer.QueueWatchdog;
+import dev.delayjobs.timer.WatchdogSettings;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.PropertyNamingStrategies;
+import tools.jackson.databind.json.JsonMapper;
+
+/** One test per condition of {@link DelayAutoConfiguration}, on the shared test Redis. */
+class DelayAutoConfigurationTest {
+
+    /** The beans the starter contributes; a user of the starter injects or relies on each of them. */
+    private static final List<Class<?>> STARTER_BEANS = List.of(DelayPublisher.class, RedisJobStore.class,
+            QueueWatchdog.class, ListenerContainerRegistry.class, PayloadCodec.class,
+            DelayedHandlerAnnotationBeanPostProcessor.class);
+
+    record OrderTimeout(long orderId, String customerNote) {
+    }
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(RedissonAutoConfigurationV4.class, JacksonAutoConfiguration.class,
+                    DelayAutoConfiguration.class))
+            .withPropertyValues("spring.data.redis.host=" + TestRedis.host(),
+                    "spring.data.redis.port=" + TestRedis.port(),
+                    "delay.key-prefix=" + TestRedis.uniquePrefix());
+
+    // --- conditions ---------------------------------------------------------------------------
+
+    @Test
+    void contributesEveryStarterBeanByDefault() {
+        runner.run(context -> {
+            assertThat(context).hasNotFailed();
+            for (Class<?> type : STARTER_BEANS) {
+                assertThat(context).as(type.getSimpleName()).hasSingleBean(type);
+            }
+            assertThat(context).getBean(DelayPublisher.class).isInstanceOf(RedisDelayPublisher.class);
+        });
+    }
+
+    @Test
+    void backsOffWithoutARedissonClientBean() {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(JacksonAutoConfiguration.class, DelayAutoConfiguration.class))
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context).doesNotHaveBean(RedissonClient.class);
+                    assertNoStarterBeans(context);
+                });
+    }
+
+    @Test
+    void backsOffWhenRedissonIsNotOnTheClasspath() {
+        runner.withClassLoader(new FilteredClassLoader(RedissonClient.class)).run(context -> {
+            assertThat(context).hasNotFailed();
+            assertNoStarterBeans(context);
+        });
+    }
+
+    @Test
+    void backsOffWhenDisabled() {
+        runner.withPropertyValues("delay.enabled=false").run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context).as("Redisson itself is untouched").hasSingleBean(RedissonClient.class);
+            assertNoStarterBeans(context);
+        });
+    }
+
+    @Test
+    void userDelayPublisherReplacesOurs() {
+        runner.withUserConfiguration(UserPublisher.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context).hasSingleBean(DelayPublisher.class);
+            assertThat(context).getBean(DelayPublisher.class).isSameAs(context.getBean("userPublisher"));
+        });
+    }
+
+    @Test
+    void userJobStoreReplacesOursAndTheStarterWritesThroughIt() {
+        RedissonClient own = TestRedis.newClient();
+        try {
+            String userPrefix = TestRedis.uniquePrefix() + "-user";
+            RedisJobStore store = new RedisJobStore(own, userPrefix);
+            runner.withBean(RedisJobStore.class, () -> store).run(context -> {
+                assertThat(context).hasNotFailed();
+                assertThat(context).hasSingleBean(RedisJobStore.class);
+                assertThat(context).getBean(RedisJobStore.class).isSameAs(store);
+
+                context.getBean(DelayPublisher.class).publish("orders", new OrderTimeout(1, "x"), Duration.ofHours(1),
+                        "order-1");
+                assertThat(store.find("orders", "order-1")).as("the publisher writes through the user's store")
+                        .isPresent();
+                assertThat(own.getKeys().getKeysByPattern(userPrefix + ":*")).isNotEmpty();
+            });
+        }
+        finally {
+            own.shutdown();
+        }
+    }
+
+    @Test
+    void userPayloadCodecReplacesOursAndThePublisherUsesIt() {
+        PayloadCodec codec = new PayloadCodec(new JsonMapper(), 10);
+        runner.withBean(PayloadCodec.class, () -> codec).run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context).hasSingleBean(PayloadCodec.class);
+            assertThat(context).getBean(PayloadCodec.class).isSameAs(codec);
+            assertThatThrownBy(() -> context.getBean(DelayPublisher.class).publish("orders",
+                    "more than ten bytes of JSON", Duration.ofHours(1)))
+                    .as("the user's codec allows 10 bytes, the default 64KB")
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("the maximum is 10");
+        });
+    }
+
+    @Test
+    void userQueueWatchdogReplacesOurs() {
+        RedissonClient own = TestRedis.newClient();
+        try {
+            QueueWatchdog watchdog = new QueueWatchdog(new RedisJobStore(own, TestRedis.uniquePrefix()),
+                    new WatchdogSettings(Duration.ofSeconds(1), Duration.ofSeconds(5), Duration.ofSeconds(20), 100,
+                            Duration.ofDays(1)),
+                    "user-instance");
+            runner.withBean(QueueWatchdog.class, () -> watchdog).run(context -> {
+                assertThat(context).hasNotFailed();
+                assertThat(context).hasSingleBean(QueueWatchdog.class);
+                assertThat(context).getBean(QueueWatchdog.class).isSameAs(watchdog);
+                assertThat(watchdog.isRunning()).as("the context runs the user's watchdog").isTrue();
+            });
+        }
+        finally {
+            own.shutdown();
+        }
+    }
+
+    @Test
+    void userListenerContainerRegistryReplacesOurs() {
+        runner.withUserConfiguration(UserRegistry.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context).hasSingleBean(ListenerContainerRegistry.class);
+            assertThat(context).getBean(ListenerContainerRegistry.class).isSameAs(context.getBean("userRegistry"));
+        });
+    }
+
+    @Test
+    void payloadsAreWrittenWithTheApplicationsJsonMapperBean() {
+        runner.withUserConfiguration(SnakeCaseMapper.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context).getBean(JsonMapper.class).isSameAs(context.getBean("userJsonMapper"));
+            DelayPublisher publisher = context.getBean(DelayPublisher.class);
+            publisher.publish("orders", new OrderTimeout(42, "ring twice"), Duration.ofHours(1), "order-42");
+
+            JobInfo job = publisher.find("orders", "order-42").orElseThrow();
+            assertThat(job.payloadJson()).contains("\"order_id\":42", "\"customer_note\":\"ring twice\"")
+                    .doesNotContain("orderId");
+        });
+    }
+
+    @Test
+    void payloadsFollowTheSpringJacksonProperties() {
+        runner.withPropertyValues("spring.jackson.property-naming-strategy=KEBAB_CASE").run(context -> {
+            assertThat(context).hasNotFailed();
+            DelayPublisher publisher = context.getBean(DelayPublisher.class);
+            publisher.publish("orders", new OrderTimeout(43, "n"), Duration.ofHours(1), "order-43");
+
+            assertThat(publisher.find("orders", "order-43").orElseThrow().payloadJson())
+                    .contains("\"order-id\":43", "\"customer-note\":\"n\"");
+        });
+    }
+
+    // --- invalid properties -------------------------------------------------------------------
+
+    @Test
+    void heartbeatLeaseNotLongerThanTheIntervalFailsStartup() {
+        assertInvalidProperty("delay.heartbeat-lease", "delay.heartbeat-interval=10s", "delay.heartbeat-lease=10s");
+    }
+
+    @Test
+    void zeroSweepIntervalFailsStartup() {
+        assertInvalidProperty("delay.sweep-interval", "delay.sweep-interval=0s");
+    }
+
+    @Test
+    void zeroTransferBatchSizeFailsStartup() {
+        assertInvalidProperty("delay.transfer-batch-size", "delay.transfer-batch-size=0");
+    }
+
+    @Test
+    void keyPrefixWithABraceFailsStartup() {
+        assertInvalidProperty("delay.key-prefix", "delay.key-prefix=app{1");
+    }
+
+    /**
+     * The bracket form keeps the map key as written. Without brackets
+     * ({@code delay.queues.bad{name}.concurrency}) Spring's binder drops the braces from the key,
+     * so that property configures the valid queue {@code badname} and startup succeeds.
+     */
+    @Test
+    void invalidQueueNameUnderQueuesFailsStartup() {
+        assertInvalidProperty("delay.queues.bad{name}", "delay.queues[bad{name}].concurrency=2");
+    }
+
+    @Test
+    void zeroQueueConcurrencyFailsStartup() {
+        assertInvalidProperty("delay.queues.q.concurrency", "delay.queues.q.concurrency=0");
+    }
+
+    @Test
+    void zeroDefaultMaxAttemptsFailsStartup() {
+        assertInvalidProperty("delay.consumer.max-attempts", "delay.consumer.max-attempts=0");
+    }
+
+    @Test
+    void queueBackoffMaxBelowItsInitialFailsStartup() {
+        assertInvalidProperty("delay.queues.q.backoff.max", "delay.queues.q.backoff.initial=1m",
+                "delay.queues.q.backoff.max=10s");
+    }
+
+    @Test
+    void backoffMultiplierBelowOneFailsStartup() {
+        assertInvalidProperty("delay.consumer.backoff.multiplier", "delay.consumer.backoff.multiplier=0.5");
+    }
+
+    @Test
+    void zeroMaxPayloadSizeFailsStartup() {
+        assertInvalidProperty("delay.max-payload-size", "delay.max-payload-size=0B");
+    }
+
+    // --- metadata -----------------------------------------------------------------------------
+
+    @Test
+    void everyDelayPropertyIsDescribedInTheConfigurationMetadata() throws IOException {
+        List<JsonNode> properties = new ArrayList<>();
+        for (URL url : Collections.list(
+                getClass().getClassLoader().getResources("META-INF/spring-configuration-metadata.json"))) {
+            try (InputStream in = url.openStream()) {
+                for (JsonNode property : new JsonMapper().readTree(in).path("properties")) {
+                    if (property.path("name").asString().startsWith("delay.")) {
+                        properties.add(property);
+                    }
+                }
+            }
+        }
+
+        assertThat(properties).extracting(p -> p.path("name").asString())
+                .contains("delay.sweep-interval", "delay.heartbeat-lease", "delay.max-payload-size",
+                        "delay.consumer.backoff.multiplier", "delay.queues");
+        assertThat(properties).allSatisfy(p -> assertThat(p.path("description").asString())
+                .as("description of %s", p.path("name").asString()).isNotBlank());
+        JsonNode sweep = properties.stream().filter(p -> p.path("name").asString().equals("delay.sweep-interval"))
+                .findFirst().orElseThrow();
+        assertThat(sweep.path("type").asString()).isEqualTo("java.time.Duration");
+        assertThat(sweep.path("description").asString()).contains("sweep");
+    }
+
+    // --- helpers and user configurations ------------------------------------------------------
+
+    private static void assertNoStarterBeans(AssertableApplicationContext context) {
+        for (Class<?> type : STARTER_BEANS) {
+            assertThat(context).as(type.getSimpleName()).doesNotHaveBean(type);
+        }
+    }
+
+    /** Startup fails, and the property is named both in the message and as the invalid property. */
+    private void assertInvalidProperty(String property, String... properties) {
+        runner.withPropertyValues(properties).run(context -> {
+            assertThat(context).hasFailed();
+            Throwable failure = context.getStartupFailure();
+            InvalidConfigurationPropertyValueException invalid = causeOfType(failure,
+                    InvalidConfigurationPropertyValueException.class);
+            assertThat(invalid).as("cause chain of %s", failure).isNotNull();
+            assertThat(invalid.getName()).isEqualTo(property);
+            assertThat(invalid.getMessage()).contains(property);
+        });
+    }
+
+    static <T extends Throwable> T causeOfType(Throwable failure, Class<T> type) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (type.isInstance(t)) {
+                return type.cast(t);
+            }
+        }
+        return null;
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class UserPublisher {
+
+        @Bean
+        DelayPublisher userPublisher(RedisJobStore store, PayloadCodec codec) {
+            return new RedisDelayPublisher(store, codec);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class UserRegistry {
+
+        @Bean
+        ListenerContainerRegistry userRegistry(RedisJobStore store, QueueWatchdog watchdog, PayloadCodec codec) {
+            return new ListenerContainerRegistry(store, watchdog, codec, Duration.ofSeconds(3));
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class SnakeCaseMapper {
+
+        @Bean
+        JsonMapper userJsonMapper() {
+            return JsonMapper.builder().propertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE).build();
+        }
+    }
+}
