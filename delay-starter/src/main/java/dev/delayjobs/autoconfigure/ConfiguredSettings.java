@@ -119,35 +119,12 @@ final class ConfiguredSettings implements QueueSettings.Source {
 
     private static QueueSettings build(String name, int concurrency, int maxAttempts, Duration initial, double multiplier,
             Duration max, double jitter, boolean autoStartup) {
-        // the same rules QueueSettings applies, checked here first so that the message names the property
-        if (concurrency < 1) {
-            throw new InvalidConfigurationPropertyValueException(name + ".concurrency", concurrency, "must be at least 1");
-        }
-        if (maxAttempts < 1) {
-            throw new InvalidConfigurationPropertyValueException(name + ".max-attempts", maxAttempts, "must be at least 1");
-        }
-        if (initial == null || initial.isNegative()) {
-            throw new InvalidConfigurationPropertyValueException(name + ".backoff.initial", initial,
-                    "must be zero or positive");
-        }
-        if (max == null || max.compareTo(initial) < 0) {
-            throw new InvalidConfigurationPropertyValueException(name + ".backoff.max", max,
-                    "must be at least the initial backoff (" + initial + ")");
-        }
-        if (!(multiplier >= 1.0) || Double.isInfinite(multiplier)) {
-            throw new InvalidConfigurationPropertyValueException(name + ".backoff.multiplier", multiplier,
-                    "must be at least 1.0");
-        }
-        if (!(jitter >= 0.0 && jitter <= 1.0)) {
-            throw new InvalidConfigurationPropertyValueException(name + ".backoff.jitter", jitter,
-                    "must be between 0.0 and 1.0");
-        }
         try {
             return new QueueSettings(concurrency, maxAttempts,
                     new QueueSettings.ExponentialBackoff(initial, multiplier, max, jitter), autoStartup);
         }
-        catch (IllegalArgumentException ex) {
-            throw new InvalidConfigurationPropertyValueException(name, null, ex.getMessage());
+        catch (QueueSettings.InvalidSettingException ex) {
+            throw new InvalidConfigurationPropertyValueException(name + "." + ex.setting(), ex.value(), ex.reason());
         }
     }
 

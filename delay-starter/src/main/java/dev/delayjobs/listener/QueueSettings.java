@@ -15,10 +15,38 @@ public record QueueSettings(int concurrency, int maxAttempts, ExponentialBackoff
 
     public QueueSettings {
         if (concurrency < 1) {
-            throw new IllegalArgumentException("concurrency must be at least 1, was " + concurrency);
+            throw new InvalidSettingException("concurrency", concurrency, "must be at least 1");
         }
         if (maxAttempts < 1) {
-            throw new IllegalArgumentException("maxAttempts must be at least 1, was " + maxAttempts);
+            throw new InvalidSettingException("max-attempts", maxAttempts, "must be at least 1");
+        }
+    }
+
+    /** A setting that cannot work, named as its property is under {@code delay.consumer}. */
+    public static final class InvalidSettingException extends IllegalArgumentException {
+
+        private final String setting;
+        private final transient Object value;
+        private final String reason;
+
+        InvalidSettingException(String setting, Object value, String reason) {
+            super(setting + " " + reason + ", was " + value);
+            this.setting = setting;
+            this.value = value;
+            this.reason = reason;
+        }
+
+        /** The setting's name relative to its group: {@code concurrency}, {@code backoff.initial}, ... */
+        public String setting() {
+            return setting;
+        }
+
+        public Object value() {
+            return value;
+        }
+
+        public String reason() {
+            return reason;
         }
     }
 
@@ -50,16 +78,16 @@ public record QueueSettings(int concurrency, int maxAttempts, ExponentialBackoff
 
         public ExponentialBackoff {
             if (initial == null || initial.isNegative()) {
-                throw new IllegalArgumentException("backoff initial must be zero or positive, was " + initial);
+                throw new InvalidSettingException("backoff.initial", initial, "must be zero or positive");
             }
             if (max == null || max.compareTo(initial) < 0) {
-                throw new IllegalArgumentException("backoff max must be at least the initial delay " + initial + ", was " + max);
+                throw new InvalidSettingException("backoff.max", max, "must be at least the initial backoff (" + initial + ")");
             }
             if (!(multiplier >= 1.0) || Double.isInfinite(multiplier)) {
-                throw new IllegalArgumentException("backoff multiplier must be at least 1.0, was " + multiplier);
+                throw new InvalidSettingException("backoff.multiplier", multiplier, "must be at least 1.0");
             }
             if (!(jitter >= 0.0 && jitter <= 1.0)) {
-                throw new IllegalArgumentException("backoff jitter must be between 0.0 and 1.0, was " + jitter);
+                throw new InvalidSettingException("backoff.jitter", jitter, "must be between 0.0 and 1.0");
             }
         }
 

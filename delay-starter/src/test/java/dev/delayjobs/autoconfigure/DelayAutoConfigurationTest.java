@@ -25,6 +25,7 @@ import org.springframework.context.annotation.Configuration;
 
 import dev.delayjobs.DelayPublisher;
 import dev.delayjobs.JobInfo;
+import dev.delayjobs.core.DelayQueueObserver;
 import dev.delayjobs.core.PayloadCodec;
 import dev.delayjobs.core.RedisDelayPublisher;
 import dev.delayjobs.listener.DelayedHandlerAnnotationBeanPostProcessor;
@@ -318,7 +319,7 @@ class DelayAutoConfigurationTest {
 
         @Bean
         DelayPublisher userPublisher(RedisJobStore store, PayloadCodec codec) {
-            return new RedisDelayPublisher(store, codec);
+            return new RedisDelayPublisher(store, codec, DelayQueueObserver.NONE);
         }
     }
 
@@ -327,7 +328,7 @@ class DelayAutoConfigurationTest {
 
         @Bean
         ListenerContainerRegistry userRegistry(RedisJobStore store, QueueWatchdog watchdog, PayloadCodec codec) {
-            return new ListenerContainerRegistry(store, watchdog, codec, Duration.ofSeconds(3));
+            return new ListenerContainerRegistry(store, watchdog, codec, Duration.ofSeconds(3), DelayQueueObserver.NONE);
         }
     }
 
