@@ -18,6 +18,7 @@ import org.springframework.context.annotation.Configuration;
 
 import dev.delayjobs.actuate.DelayQueuesEndpoint;
 import dev.delayjobs.actuate.DelayQueuesHealthIndicator;
+import dev.delayjobs.actuate.DelayQueuesWebEndpointExtension;
 import dev.delayjobs.listener.ListenerContainerRegistry;
 import dev.delayjobs.redis.RedisJobStore;
 
@@ -38,6 +39,13 @@ public final class DelayActuatorAutoConfiguration {
         @ConditionalOnMissingBean
         DelayQueuesEndpoint delayQueuesEndpoint(RedisJobStore store, ObjectProvider<ListenerContainerRegistry> registry) {
             return new DelayQueuesEndpoint(store, registry.getIfAvailable());
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        @ConditionalOnBean(DelayQueuesEndpoint.class)
+        DelayQueuesWebEndpointExtension delayQueuesWebEndpointExtension(DelayQueuesEndpoint endpoint) {
+            return new DelayQueuesWebEndpointExtension(endpoint);
         }
     }
 

@@ -18,17 +18,35 @@ public final class TestApps {
      * auto-configuration, on the shared Redis, under {@code prefix}, with extra {@code properties}.
      */
     public static ConfigurableApplicationContext run(String prefix, List<Class<?>> sources, String... properties) {
+        return run(WebApplicationType.NONE, TestRedis.host(), TestRedis.port(), prefix, sources, properties);
+    }
+
+    /** Like {@link #run}, as a web application on a random port ({@code local.server.port}). */
+    public static ConfigurableApplicationContext runWeb(String prefix, List<Class<?>> sources, String... properties) {
+        return runWeb(TestRedis.host(), TestRedis.port(), prefix, sources, properties);
+    }
+
+    /** A web application on a random port, on the Redis at {@code host:port}. */
+    public static ConfigurableApplicationContext runWeb(String host, int port, String prefix, List<Class<?>> sources,
+            String... properties) {
+        List<String> props = new ArrayList<>(List.of("server.port=0"));
+        props.addAll(List.of(properties));
+        return run(WebApplicationType.SERVLET, host, port, prefix, sources, props.toArray(String[]::new));
+    }
+
+    private static ConfigurableApplicationContext run(WebApplicationType type, String host, int port, String prefix,
+            List<Class<?>> sources, String... properties) {
         List<Class<?>> all = new ArrayList<>(sources);
         all.add(0, TestApplication.class);
         List<String> props = new ArrayList<>(List.of(
-                "spring.data.redis.host=" + TestRedis.host(),
-                "spring.data.redis.port=" + TestRedis.port(),
+                "spring.data.redis.host=" + host,
+                "spring.data.redis.port=" + port,
                 "delay.key-prefix=" + prefix,
                 "spring.main.banner-mode=off",
                 "logging.level.org.redisson=warn"));
         props.addAll(List.of(properties));
         return new SpringApplicationBuilder(all.toArray(Class<?>[]::new))
-                .web(WebApplicationType.NONE)
+                .web(type)
                 .properties(props.toArray(String[]::new))
                 .run();
     }
