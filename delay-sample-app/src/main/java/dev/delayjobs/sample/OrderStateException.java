@@ -1,0 +1,9 @@
+package dev.delayjobs.sample;
+
+/** A status change that the order's current status does not allow. */
+class OrderStateException extends RuntimeException {
+
+    OrderStateException(String message) {
+        super(message);
+    }
+}
