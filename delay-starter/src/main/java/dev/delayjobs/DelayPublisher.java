@@ -45,7 +45,10 @@ public interface DelayPublisher {
     String publish(String queue, PublishRequest request);
 
     /**
-     * Publishes many jobs to one queue in a single round trip; atomic per call.
+     * Publishes many jobs to one queue: every request is checked first (one bad request publishes
+     * nothing), then the jobs are stored in one Redis script call per 500 jobs, each call atomic.
+     * Should Redis fail midway through a larger batch, the chunks before the failure stay stored;
+     * publishing the same requests again with business keys is then safe.
      * @return the ids, in the order of {@code requests}
      */
     List<String> publishAll(String queue, List<PublishRequest> requests);

@@ -2,7 +2,6 @@ package dev.delayjobs;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Objects;
 
 /**
  * One job to publish: a payload, when it becomes due, and optionally a business key.
@@ -39,14 +38,18 @@ public final class PublishRequest {
 
     /** Due after {@code delay} from the moment Redis stores the job. */
     public PublishRequest delay(Duration delay) {
-        return new PublishRequest(payload, Objects.requireNonNull(delay, "delay must not be null"), null, key,
-                replaceExisting);
+        if (delay == null) {
+            throw new IllegalArgumentException("delay must not be null");
+        }
+        return new PublishRequest(payload, delay, null, key, replaceExisting);
     }
 
     /** Due at {@code dueAt}, read with this JVM's clock. */
     public PublishRequest at(Instant dueAt) {
-        return new PublishRequest(payload, null, Objects.requireNonNull(dueAt, "dueAt must not be null"), key,
-                replaceExisting);
+        if (dueAt == null) {
+            throw new IllegalArgumentException("dueAt must not be null");
+        }
+        return new PublishRequest(payload, null, dueAt, key, replaceExisting);
     }
 
     /** Uses {@code key} as the job id. */

@@ -136,6 +136,7 @@ class DeliveryTest {
         assertThat(handlers.mixedB.counts().keySet()).isEqualTo(dueByIdB.keySet());
         for (Recorder.Delivery d : handlers.mixedA.deliveries()) {
             assertThat(d.handledAt()).as("job %s handled before due", d.id()).isAfterOrEqualTo(d.dueAt());
+            assertThat(d.dueAt().toEpochMilli()).isGreaterThanOrEqualTo(dueByIdA.get(d.id()) - 1000);
         }
         for (Recorder.Delivery d : handlers.mixedB.deliveries()) {
             assertThat(d.handledAt()).as("job %s handled before due", d.id()).isAfterOrEqualTo(d.dueAt());

@@ -8,6 +8,9 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
 import dev.delayjobs.DelayPublisher;
 import dev.delayjobs.JobInfo;
 import dev.delayjobs.PublishRequest;
@@ -17,6 +20,8 @@ import dev.delayjobs.redis.RedisJobStore;
 
 /** The {@link DelayPublisher} of the starter: checks every argument, then stores the jobs in one script call. */
 public final class RedisDelayPublisher implements DelayPublisher {
+
+    private static final Log logger = LogFactory.getLog(RedisDelayPublisher.class);
 
     /** Jobs per script call in {@link #publishAll}: bounds how long one call holds Redis. */
     static final int BATCH_CHUNK = 500;
@@ -79,9 +84,19 @@ public final class RedisDelayPublisher implements DelayPublisher {
         for (int from = 0; from < jobs.size(); from += BATCH_CHUNK) {
             List<NewJob> chunk = jobs.subList(from, Math.min(jobs.size(), from + BATCH_CHUNK));
             // a kept existing job answers to the same id: the outcome only matters to the count
-            long created = store.publish(queue, chunk).stream().filter(outcome -> outcome != PublishOutcome.KEPT_EXISTING).count();
-            chunk.forEach(job -> ids.add(job.id()));
-            observer.published(queue, (int) created);
+            List<PublishOutcome> outcomes = store.publish(queue, chunk);
+            int created = 0;
+            for (int i = 0; i < chunk.size(); i++) {
+                NewJob job = chunk.get(i);
+                ids.add(job.id());
+                if (outcomes.get(i) != PublishOutcome.KEPT_EXISTING) {
+                    created++;
+                }
+                else if (job.replaceExisting()) {
+                    logger.warn("Queue '" + queue + "': job '" + job.id() + "' is running and was not replaced");
+                }
+            }
+            observer.published(queue, created);
         }
         return ids;
     }

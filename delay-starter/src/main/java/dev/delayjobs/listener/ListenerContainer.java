@@ -6,6 +6,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -106,14 +107,24 @@ public final class ListenerContainer {
             claimer.interrupt();
             join(claimer, AWAIT_READY.plusSeconds(5));
             workers.shutdown();
-            if (!awaitTermination(workers, shutdownTimeout)) {
+            boolean finished = awaitTermination(workers, shutdownTimeout);
+            if (!finished) {
                 logger.warn("Queue '" + queue() + "': handlers still running after " + shutdownTimeout
                         + "; interrupting them and handing their jobs back");
                 workers.shutdownNow();
-                awaitTermination(workers, Duration.ofSeconds(5));
+                finished = awaitTermination(workers, Duration.ofSeconds(5));
             }
             try {
-                store.release(queue(), watchdog.instanceId());
+                if (finished) {
+                    store.release(queue(), watchdog.instanceId());
+                }
+                else {
+                    // handlers ignore the interrupt: handing their jobs back now would run them twice at
+                    // once; they stay held, and other instances recover them when the lease expires
+                    logger.warn("Queue '" + queue() + "': " + inFlight.size() + " handler(s) ignored the interrupt; "
+                            + "their jobs are recovered by other instances when the heartbeat lease expires");
+                    store.releaseAllBut(queue(), watchdog.instanceId(), List.copyOf(inFlight));
+                }
             }
             catch (RuntimeException ex) {
                 logger.warn("Queue '" + queue() + "': could not hand jobs back at shutdown; other instances recover "
@@ -154,9 +165,16 @@ public final class ListenerContainer {
             long claimedAt = System.nanoTime();
             List<StoredJob> jobs = claim.jobs();
             freeWorkers.release(wanted - jobs.size());
-            for (StoredJob job : jobs) {
-                inFlight.add(job.id());
-                workers.execute(() -> handle(job, claim.serverNow(), claimedAt));
+            try {
+                for (StoredJob job : jobs) {
+                    inFlight.add(job.id());
+                    workers.execute(() -> handle(job, claim.serverNow(), claimedAt));
+                }
+            }
+            catch (RejectedExecutionException ex) {
+                // stop() gave up waiting for this thread and shut the workers down: the jobs not
+                // started are still held and are handed back by stop()
+                break;
             }
             if (jobs.isEmpty() && running) {
                 try {
@@ -184,9 +202,10 @@ public final class ListenerContainer {
             try {
                 payload = codec.read(job.payload(), endpoint.payloadType());
             }
-            catch (JacksonException ex) {
-                String error = truncate("payload cannot be read as " + endpoint.payloadType().toCanonical() + ": "
-                        + ex.getOriginalMessage());
+            catch (RuntimeException ex) {
+                // JacksonException, or whatever a custom deserializer throws: no retry can fix it
+                String reason = ex instanceof JacksonException jackson ? jackson.getOriginalMessage() : ex.toString();
+                String error = truncate("payload cannot be read as " + endpoint.payloadType().toCanonical() + ": " + reason);
                 logger.error("Queue '" + queue() + "': job '" + job.id() + "' moves to the dead set: " + error);
                 complete(job, () -> store.bury(queue(), watchdog.instanceId(), job, error));
                 observer.finished(queue(), DelayQueueObserver.Outcome.DEAD, Duration.ofNanos(System.nanoTime() - started));

@@ -10,7 +10,8 @@ import java.util.regex.Pattern;
  * @param gen the queue's publish sequence number of this record; acks and retries name it so that a
  *     job replaced meanwhile is left alone
  * @param attempts deliveries so far, this one included
- * @param dueAt due time, epoch ms of the Redis server clock
+ * @param dueAt due time, epoch ms: the Redis server clock plus the delay, or the instant given to
+ *     {@code publishAt} (the publisher's clock)
  * @param publishedAt publish time, epoch ms of the Redis server clock
  * @param payload the payload JSON
  */

@@ -37,6 +37,8 @@ public final class QueueWatchdog implements SmartLifecycle {
     private final AtomicInteger sweeps = new AtomicInteger();
 
     private volatile ScheduledThreadPoolExecutor scheduler;
+    /** Its own thread, so that slow transfers or sweeps never delay a lease renewal. */
+    private ScheduledThreadPoolExecutor heartbeats;
     private ScheduledFuture<?> sweep;
     private ScheduledFuture<?> heartbeat;
 
@@ -90,7 +92,8 @@ public final class QueueWatchdog implements SmartLifecycle {
         long sweepMs = settings.sweepInterval().toMillis();
         long heartbeatMs = settings.heartbeatInterval().toMillis();
         sweep = executor.scheduleWithFixedDelay(this::sweepAll, sweepMs, sweepMs, TimeUnit.MILLISECONDS);
-        heartbeat = executor.scheduleAtFixedRate(this::heartbeatAll, heartbeatMs, heartbeatMs, TimeUnit.MILLISECONDS);
+        heartbeats = new ScheduledThreadPoolExecutor(1, new NamedThreads("delay-heartbeat-"));
+        heartbeat = heartbeats.scheduleAtFixedRate(this::heartbeatAll, heartbeatMs, heartbeatMs, TimeUnit.MILLISECONDS);
         scheduler = executor;
     }
 
@@ -104,9 +107,11 @@ public final class QueueWatchdog implements SmartLifecycle {
         watched.clear();
         sweep.cancel(false);
         heartbeat.cancel(false);
+        heartbeats.shutdownNow();
         executor.shutdownNow();
         try {
             executor.awaitTermination(5, TimeUnit.SECONDS);
+            heartbeats.awaitTermination(5, TimeUnit.SECONDS);
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
@@ -136,13 +141,22 @@ public final class QueueWatchdog implements SmartLifecycle {
                             + " buried after their last attempt");
                 }
                 if (trim) {
-                    store.trimDead(queue, settings.deadRetention(), DEAD_TRIM_BATCH);
+                    trimDead(queue);
                 }
             }
             catch (RuntimeException ex) {
                 logger.warn("Sweep of queue '" + queue + "' failed; the next sweep tries again: " + ex.getMessage());
             }
         });
+    }
+
+    /** Deletes expired dead jobs, at most ten batches per call so one sweep stays short. */
+    private void trimDead(String queue) {
+        for (int batch = 0; batch < 10; batch++) {
+            if (store.trimDead(queue, settings.deadRetention(), DEAD_TRIM_BATCH) < DEAD_TRIM_BATCH) {
+                return;
+            }
+        }
     }
 
     void heartbeatAll() {

@@ -3,7 +3,9 @@
 --   gen        publish sequence number of the queue: tells a replacement from the job a consumer claimed
 --   attempts   deliveries so far (counted when a consumer claims the job)
 --   running    1 while a consumer holds the job, else 0
---   dueAt, publishedAt  epoch milliseconds on the Redis server's clock
+--   dueAt      epoch ms: the Redis server's clock plus the delay, or the instant publishAt was given
+--              (read with the publisher's clock)
+--   publishedAt  epoch ms on the Redis server's clock
 --   payload    the job's JSON, untouched (never decoded here, so numbers keep their precision)
 
 local function now_ms()

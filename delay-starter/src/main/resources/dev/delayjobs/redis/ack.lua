@@ -1,12 +1,14 @@
 -- ack: jobs whose handler succeeded are done and deleted.
 -- KEYS[1] active:<instance> (list)   KEYS[2] jobs (hash)   KEYS[3] errors (hash)   KEYS[4] stats (hash)
 -- ARGV pairs: id, gen (the gen the consumer claimed; a job replaced since then is left alone)
+-- Only a caller that still holds the job (its id in the caller's active list) may finish it: a
+-- consumer presumed dead whose jobs were recovered and claimed elsewhere must not delete them.
 -- Returns how many jobs were deleted. Cost: O(1) per job plus O(active) for LREM.
 local done = 0
 for i = 1, #ARGV, 2 do
   local id, gen = ARGV[i], ARGV[i + 1]
-  redis.call('LREM', KEYS[1], 1, id)
-  local rec = redis.call('HGET', KEYS[2], id)
+  local held = redis.call('LREM', KEYS[1], 1, id) == 1
+  local rec = held and redis.call('HGET', KEYS[2], id)
   local r = rec and decode(rec)
   if r and r.gen == gen and r.running == '1' then
     redis.call('HDEL', KEYS[2], id)

@@ -10,7 +10,8 @@
 -- ARGV[1] prefix of the active lists (active:<instance> keys share the queue's hash slot)
 -- ARGV[2] max attempts   ARGV[3] instance to release, or ''   ARGV[4] forget the instance (0/1)
 -- ARGV[5..] ids to keep
--- Returns {jobs sent back to ready, jobs buried, instances removed}. Cost: O(held jobs).
+-- Returns {jobs sent back to ready, jobs buried, instances removed}. Cost: O(H^2) for H held jobs
+-- (H is at most the instance's concurrency); independent of the backlog.
 local now = now_ms()
 local max_attempts = tonumber(ARGV[2])
 local releasing = ARGV[3] ~= ''

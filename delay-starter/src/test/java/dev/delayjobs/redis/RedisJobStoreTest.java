@@ -155,6 +155,26 @@ class RedisJobStoreTest {
         assertThat(store.find("q", "k").orElseThrow().payloadJson()).isEqualTo("new");
     }
 
+    @Test
+    void lateOutcomeOfAnInstancePresumedDeadLeavesTheNewHolderAlone() {
+        store.publish("q", List.of(new NewJob("j", true, 0, false, "1")));
+        StoredJob first = store.claim("q", "frozen", 1, Duration.ofMillis(100)).jobs().get(0);
+        await().atMost(Duration.ofSeconds(5)).until(() -> store.recoverExpired("q", 5).requeued() == 1);
+        StoredJob second = store.claim("q", "alive", 1, Duration.ofSeconds(30)).jobs().get(0);
+        assertThat(second.gen()).isEqualTo(first.gen());
+
+        // the frozen instance wakes up and reports: none of it may touch the job "alive" now runs
+        assertThat(store.ack("q", "frozen", List.of(first))).isZero();
+        assertThat(store.retry("q", "frozen", first, "late failure", Duration.ZERO)).isFalse();
+        assertThat(store.bury("q", "frozen", first, "late failure")).isFalse();
+        JobInfo info = store.find("q", "j").orElseThrow();
+        assertThat(info.state()).isEqualTo(JobState.RUNNING);
+        assertThat(info.lastError()).isNull();
+
+        assertThat(store.ack("q", "alive", List.of(second))).isEqualTo(1);
+        assertThat(store.find("q", "j")).isEmpty();
+    }
+
     private long serverNow() {
         return store.transfer("unused", 1).serverNow();
     }
