@@ -51,7 +51,7 @@ public final class DelayActuatorAutoConfiguration {
 
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(HealthIndicator.class)
-    @ConditionalOnEnabledHealthIndicator("delayQueues")
+    @ConditionalOnEnabledHealthIndicator("delayqueues")
     static final class HealthConfiguration {
 
         @Bean

@@ -1,8 +1,5 @@
 package dev.delayjobs.autoconfigure;
 
-import java.time.Duration;
-import java.util.List;
-
 import org.redisson.api.RedissonClient;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -82,28 +79,6 @@ public final class DelayAutoConfiguration {
 
     /** All observers in the context (the metrics, and any of the application's) as one. */
     private static DelayQueueObserver observer(ObjectProvider<DelayQueueObserver> observers) {
-        List<DelayQueueObserver> all = observers.orderedStream().toList();
-        if (all.isEmpty()) {
-            return DelayQueueObserver.NONE;
-        }
-        if (all.size() == 1) {
-            return all.get(0);
-        }
-        return new DelayQueueObserver() {
-            @Override
-            public void published(String queue, int count) {
-                all.forEach(o -> o.published(queue, count));
-            }
-
-            @Override
-            public void started(String queue, Duration lateness) {
-                all.forEach(o -> o.started(queue, lateness));
-            }
-
-            @Override
-            public void finished(String queue, Outcome outcome, Duration duration) {
-                all.forEach(o -> o.finished(queue, outcome, duration));
-            }
-        };
+        return DelayQueueObserver.of(observers.orderedStream().toList());
     }
 }

@@ -1,6 +1,7 @@
 package dev.delayjobs.core;
 
 import java.time.Duration;
+import java.util.List;
 
 /**
  * Told of what this instance does with jobs: the hook the metrics hang on. Implementations must be
@@ -20,6 +21,33 @@ public interface DelayQueueObserver {
         RETRIED,
         /** The handler failed for the last time, or the payload could not be read; the job is dead. */
         DEAD
+    }
+
+    /** One observer telling all of {@code observers}, in order. */
+    static DelayQueueObserver of(List<DelayQueueObserver> observers) {
+        if (observers.isEmpty()) {
+            return NONE;
+        }
+        if (observers.size() == 1) {
+            return observers.get(0);
+        }
+        List<DelayQueueObserver> all = List.copyOf(observers);
+        return new DelayQueueObserver() {
+            @Override
+            public void published(String queue, int count) {
+                all.forEach(o -> o.published(queue, count));
+            }
+
+            @Override
+            public void started(String queue, Duration lateness) {
+                all.forEach(o -> o.started(queue, lateness));
+            }
+
+            @Override
+            public void finished(String queue, Outcome outcome, Duration duration) {
+                all.forEach(o -> o.finished(queue, outcome, duration));
+            }
+        };
     }
 
     /** {@code count} jobs were stored by a publish call of this instance. */
