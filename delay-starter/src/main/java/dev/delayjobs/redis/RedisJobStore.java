@@ -79,7 +79,7 @@ public final class RedisJobStore {
 
     /** Names of every queue published to or consumed under this prefix. */
     public Set<String> knownQueues() {
-        return call("list queues", "*", () -> redisson.<String>getSet(QueueKeys.registry(prefix), StringCodec.INSTANCE).readAll());
+        return call("list the queues", null, () -> redisson.<String>getSet(QueueKeys.registry(prefix), StringCodec.INSTANCE).readAll());
     }
 
     public List<PublishOutcome> publish(String queue, List<NewJob> jobs) {
@@ -388,7 +388,8 @@ public final class RedisJobStore {
             return operation.get();
         }
         catch (RedisException ex) {
-            throw new DelayQueueException("Redis could not " + action + " queue '" + queue + "': " + ex.getMessage(), ex);
+            String what = queue == null ? action : action + " queue '" + queue + "'";
+            throw new DelayQueueException("Redis could not " + what + ": " + ex.getMessage(), ex);
         }
     }
 
