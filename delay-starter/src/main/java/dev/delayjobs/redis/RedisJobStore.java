@@ -72,7 +72,7 @@ public final class RedisJobStore {
     /** Records the queue name in the registry of known queues, once per store. */
     public void registerQueue(String queue) {
         if (!registered.contains(queue)) {
-            call("register queue", queue, () -> redisson.getSet(QueueKeys.registry(prefix), StringCodec.INSTANCE).add(queue));
+            call("register", queue, () -> redisson.getSet(QueueKeys.registry(prefix), StringCodec.INSTANCE).add(queue));
             registered.add(queue);
         }
     }
