@@ -11,5 +11,5 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param paymentTimeout how long a new order waits for its payment before it is closed
  */
 @ConfigurationProperties("sample.orders")
-public record OrderProperties(@DefaultValue("30s") Duration paymentTimeout) {
+record OrderProperties(@DefaultValue("30s") Duration paymentTimeout) {
 }

@@ -5,5 +5,5 @@ package dev.delayjobs.sample;
  *
  * @param orderId the order to check
  */
-public record OrderTimeout(long orderId) {
+record OrderTimeout(long orderId) {
 }

@@ -1,5 +1,6 @@
 package dev.delayjobs.sample;
 
+import java.time.Clock;
 import java.time.Duration;
 
 import org.slf4j.Logger;
@@ -12,11 +13,11 @@ import dev.delayjobs.PublishRequest;
 
 /**
  * The {@value #QUEUE} queue: one job per order, keyed {@code order-<id>}, that closes the order
- * when it is still unpaid at its payment deadline.
+ * if it is still unpaid at its payment deadline.
  *
- * <p>The order store decides: paying cancels the job, but a job that is already running when the
- * payment arrives finds the order paid and leaves it alone. Deliveries are at-least-once, so the
- * handler is idempotent.
+ * <p>Jobs are delivered at least once, and a payment can arrive while the job runs. The handler is
+ * therefore one conditional update that only closes an order still waiting for its payment: a
+ * redelivered job, or one that lost the race to a payment, changes nothing.
  */
 @Component
 class OrderTimeouts {
@@ -26,11 +27,13 @@ class OrderTimeouts {
     private static final Logger log = LoggerFactory.getLogger(OrderTimeouts.class);
 
     private final DelayPublisher delays;
-    private final OrderStore orders;
+    private final Orders orders;
+    private final Clock clock;
 
-    OrderTimeouts(DelayPublisher delays, OrderStore orders) {
+    OrderTimeouts(DelayPublisher delays, Orders orders, Clock clock) {
         this.delays = delays;
         this.orders = orders;
+        this.clock = clock;
     }
 
     /** The job key of an order's timeout. */
@@ -40,8 +43,8 @@ class OrderTimeouts {
 
     /** Schedules the timeout of a new order. */
     void schedule(long orderId, Duration timeout) {
-        // replaceExisting: with a Redis that outlives the app, a job left by an earlier run may carry
-        // this key, and it belonged to another order (the ids restart with the in-memory store)
+        // replaceExisting: the in-memory database numbers orders from 1 at every start, so a Redis that
+        // outlives the app may still hold a job with this key, left by another order of an earlier run
         delays.publish(QUEUE, PublishRequest.of(new OrderTimeout(orderId)).delay(timeout).key(key(orderId))
                 .replaceExisting());
     }
@@ -53,8 +56,11 @@ class OrderTimeouts {
 
     @DelayedHandler(queue = QUEUE)
     void close(OrderTimeout timeout) {
-        orders.closeIfUnpaid(timeout.orderId()).ifPresentOrElse(
-                order -> log.info("Closed order {}: not paid by {}", order.id(), order.payBy()),
-                () -> log.debug("Order {} is paid, closed or unknown: nothing to do", timeout.orderId()));
+        if (orders.closeIfUnpaid(timeout.orderId(), clock.instant())) {
+            log.info("Closed order {}: not paid in time", timeout.orderId());
+        }
+        else {
+            log.debug("Order {} is paid, closed or unknown: nothing to do", timeout.orderId());
+        }
     }
 }
