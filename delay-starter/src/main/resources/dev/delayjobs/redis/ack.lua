@@ -3,17 +3,21 @@
 -- ARGV pairs: id, gen (the gen the consumer claimed; a job replaced since then is left alone)
 -- Only a caller that still holds the job (its id in the caller's active list) may finish it: a
 -- consumer presumed dead whose jobs were recovered and claimed elsewhere must not delete them.
+-- The gen is compared first, so an outcome of an old claim never removes a newer claim's entry.
 -- Returns how many jobs were deleted. Cost: O(1) per job plus O(active) for LREM.
 local done = 0
 for i = 1, #ARGV, 2 do
   local id, gen = ARGV[i], ARGV[i + 1]
-  local held = redis.call('LREM', KEYS[1], 1, id) == 1
-  local rec = held and redis.call('HGET', KEYS[2], id)
+  local rec = redis.call('HGET', KEYS[2], id)
   local r = rec and decode(rec)
-  if r and r.gen == gen and r.running == '1' then
-    redis.call('HDEL', KEYS[2], id)
-    redis.call('HDEL', KEYS[3], id)
-    done = done + 1
+  -- another gen's entry in the active list belongs to a newer claim of the id: leave it
+  if not (r and r.gen ~= gen) then
+    local held = redis.call('LREM', KEYS[1], 1, id) == 1
+    if held and r and r.running == '1' then
+      redis.call('HDEL', KEYS[2], id)
+      redis.call('HDEL', KEYS[3], id)
+      done = done + 1
+    end
   end
 end
 if done > 0 then redis.call('HINCRBY', KEYS[4], 'completed', done) end

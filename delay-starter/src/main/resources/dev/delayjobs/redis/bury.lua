@@ -3,13 +3,14 @@
 -- KEYS[4] errors (hash)              KEYS[5] stats (hash)
 -- ARGV[1] id  ARGV[2] gen claimed ('' when the record could not be read)  ARGV[3] error text
 -- Returns 1 if buried, 0 if the caller no longer held the job, or it was gone or replaced. Cost: O(log N).
--- only a caller that still holds the job may move it (see ack.lua)
-if redis.call('LREM', KEYS[1], 1, ARGV[1]) == 0 then return 0 end
+-- only a caller that still holds this claim of the job may move it (see ack.lua)
 local rec = redis.call('HGET', KEYS[2], ARGV[1])
+local r = rec and decode(rec)
+if r and r.gen ~= ARGV[2] then return 0 end
+if redis.call('LREM', KEYS[1], 1, ARGV[1]) == 0 then return 0 end
 if not rec then return 0 end
-local r = decode(rec)
 if r then
-  if r.gen ~= ARGV[2] or r.running ~= '1' then return 0 end
+  if r.running ~= '1' then return 0 end
   r.running = '0'
   redis.call('HSET', KEYS[2], ARGV[1], encode(r))
 end

@@ -175,6 +175,25 @@ class RedisJobStoreTest {
         assertThat(store.find("q", "j")).isEmpty();
     }
 
+    @Test
+    void outcomeOfAnOldClaimNeverRemovesTheEntryOfANewerClaimBySameInstance() {
+        store.publish("q", List.of(new NewJob("k", true, 0, false, "old")));
+        StoredJob old = store.claim("q", "i1", 1, Duration.ofMillis(100)).jobs().get(0);
+        // i1 froze past its lease; its job was recovered, replaced, and claimed again by i1
+        await().atMost(Duration.ofSeconds(5)).until(() -> store.recoverExpired("q", 5).requeued() == 1);
+        store.publish("q", List.of(new NewJob("k", true, 0, true, "new")));
+        StoredJob current = store.claim("q", "i1", 2, Duration.ofSeconds(30)).jobs().stream()
+                .filter(j -> j.payload().equals("new")).findFirst().orElseThrow();
+
+        assertThat(store.ack("q", "i1", List.of(old))).isZero();
+        assertThat(store.retry("q", "i1", old, "late", Duration.ZERO)).isFalse();
+        assertThat(store.bury("q", "i1", old, "late")).isFalse();
+        assertThat(redisson.getList(keys.active("i1"), StringCodec.INSTANCE).readAll()).containsExactly("k");
+
+        assertThat(store.ack("q", "i1", List.of(current))).isEqualTo(1);
+        assertThat(store.find("q", "k")).isEmpty();
+    }
+
     private long serverNow() {
         return store.transfer("unused", 1).serverNow();
     }
