@@ -28,6 +28,7 @@ import io.micrometer.core.instrument.binder.MeterBinder;
  * <li>{@code delay.queue.jobs{queue, state=delayed|ready|running|dead}}: jobs in Redis, all
  * instances together (every instance reports the same value);
  * <li>{@code delay.queue.oldest.overdue{queue}}: how long the oldest due job has waited for a consumer;
+ * <li>{@code delay.queue.consumers{queue}}: consumer instances with a live lease;
  * <li>{@code delay.jobs.published|completed|retried|dead{queue}}: counters of this instance;
  * <li>{@code delay.handler.duration{queue, outcome}}: handler time of this instance;
  * <li>{@code delay.jobs.lateness{queue}}: handler start minus due time, with percentiles.
@@ -59,6 +60,12 @@ public class DelayQueueMetrics implements MeterBinder, DelayQueueObserver {
         catch (RuntimeException ex) {
             logger.warn("Cannot list the delay queues for metrics; each is added when first used here: " + ex.getMessage());
         }
+    }
+
+    /** A queue this instance starts consuming gets its meters at once, before its first job. */
+    @Override
+    public void consuming(String queue) {
+        meters(queue);
     }
 
     @Override
@@ -94,22 +101,23 @@ public class DelayQueueMetrics implements MeterBinder, DelayQueueObserver {
         return meters.computeIfAbsent(queue, q -> new Meters(r, q));
     }
 
-    /** Counts of one queue, read from Redis at most once per {@code cacheTtl}. */
+    /**
+     * Counts of one queue, read from Redis at most once per {@code cacheTtl}; a failed read is
+     * remembered as long (NaN), so a scrape during an outage waits for Redis once per queue, not
+     * once per gauge.
+     */
     private double read(String queue, ToDoubleFunction<QueueStats> value) {
         CachedStats cached = stats.computeIfAbsent(queue, q -> new CachedStats());
         synchronized (cached) {
-            long now = System.nanoTime();
-            if (cached.value == null || now - cached.readAt > cacheTtl.toNanos()) {
+            if (!cached.read || System.nanoTime() - cached.readAt > cacheTtl.toNanos()) {
                 try {
                     cached.value = store.stats(queue);
                 }
                 catch (RuntimeException ex) {
                     cached.value = null;
-                    return Double.NaN;
                 }
-                finally {
-                    cached.readAt = now;
-                }
+                cached.read = true;
+                cached.readAt = System.nanoTime();
             }
             return cached.value == null ? Double.NaN : value.applyAsDouble(cached.value);
         }
@@ -117,6 +125,7 @@ public class DelayQueueMetrics implements MeterBinder, DelayQueueObserver {
 
     private static final class CachedStats {
 
+        boolean read;
         QueueStats value;
         long readAt;
     }
@@ -133,6 +142,10 @@ public class DelayQueueMetrics implements MeterBinder, DelayQueueObserver {
             gauge(registry, queue, "ready", QueueStats::ready);
             gauge(registry, queue, "running", QueueStats::running);
             gauge(registry, queue, "dead", QueueStats::dead);
+            Gauge.builder("delay.queue.consumers", this, m -> read(queue, stats -> stats.instances().size()))
+                    .tag("queue", queue)
+                    .description("Consumer instances holding a lease on the queue")
+                    .register(registry);
             TimeGauge.builder("delay.queue.oldest.overdue", this, TimeUnit.MILLISECONDS,
                     m -> read(queue, QueueStats::oldestLatenessMillis))
                     .tag("queue", queue)

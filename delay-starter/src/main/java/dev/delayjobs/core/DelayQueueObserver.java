@@ -34,6 +34,11 @@ public interface DelayQueueObserver {
         List<DelayQueueObserver> all = List.copyOf(observers);
         return new DelayQueueObserver() {
             @Override
+            public void consuming(String queue) {
+                all.forEach(o -> o.consuming(queue));
+            }
+
+            @Override
             public void published(String queue, int count) {
                 all.forEach(o -> o.published(queue, count));
             }
@@ -48,6 +53,10 @@ public interface DelayQueueObserver {
                 all.forEach(o -> o.finished(queue, outcome, duration));
             }
         };
+    }
+
+    /** A handler of this instance starts consuming {@code queue}. */
+    default void consuming(String queue) {
     }
 
     /** {@code count} jobs were stored by a publish call of this instance. */

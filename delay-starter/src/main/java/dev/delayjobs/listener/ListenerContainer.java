@@ -88,6 +88,7 @@ public final class ListenerContainer {
             }
             QueueSettings settings = endpoint.settings();
             watchdog.watch(queue(), settings.maxAttempts(), settings.concurrency());
+            observer.consuming(queue());
             freeWorkers = new Semaphore(settings.concurrency());
             AtomicInteger count = new AtomicInteger();
             workers = new ThreadPoolExecutor(settings.concurrency(), settings.concurrency(), 0, TimeUnit.MILLISECONDS,

@@ -53,6 +53,10 @@ class ObservabilityTest {
         void idle(String command) {
         }
 
+        @DelayedHandler(queue = "quiet")
+        void quiet(String command) {
+        }
+
         @DelayedHandler(queue = "repairs", maxAttempts = "1")
         void repairs(String command) {
             if (failing.get()) {
@@ -241,6 +245,14 @@ class ObservabilityTest {
         JsonNode latenessOverHttp = http.get("/actuator/metrics/delay.jobs.lateness?tag=queue:orders").json();
         assertThat(latenessOverHttp.get("measurements").toString()).contains("COUNT", "MAX");
         assertThat(registry.get("delay.jobs.completed").tag("queue", "idle").counter().count()).as("idle never ran").isZero();
+    }
+
+    @Test
+    void aConsumedQueueHasItsMetersBeforeItsFirstJobAndConsumersAreCounted() {
+        MeterRegistry registry = context.getBean(MeterRegistry.class);
+        assertThat(registry.get("delay.queue.jobs").tag("queue", "quiet").tag("state", "ready").gauge().value()).isZero();
+        assertThat(registry.get("delay.queue.consumers").tag("queue", "quiet").gauge().value()).isEqualTo(1.0);
+        assertThat(registry.get("delay.queue.consumers").tag("queue", "idle").gauge().value()).as("not started").isZero();
     }
 
     private static JobState state(String queue, String id) {
