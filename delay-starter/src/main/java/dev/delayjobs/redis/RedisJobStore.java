@@ -143,10 +143,11 @@ public final class RedisJobStore {
     /** Deletes jobs whose handler succeeded. */
     public int ack(String queue, String instance, List<StoredJob> jobs) {
         QueueKeys k = keys(queue);
-        Object[] args = new Object[jobs.size() * 2];
+        Object[] args = new Object[jobs.size() * 3];
         for (int i = 0; i < jobs.size(); i++) {
-            args[2 * i] = jobs.get(i).id();
-            args[2 * i + 1] = jobs.get(i).gen();
+            args[3 * i] = jobs.get(i).id();
+            args[3 * i + 1] = jobs.get(i).gen();
+            args[3 * i + 2] = Integer.toString(jobs.get(i).attempts());
         }
         Long done = call("ack on", queue, () -> ACK.run(script, Mode.READ_WRITE, ReturnType.LONG,
                 k.of(k.active(instance), k.jobs(), k.errors(), k.stats()), args));
@@ -158,7 +159,8 @@ public final class RedisJobStore {
         QueueKeys k = keys(queue);
         Long r = call("retry on", queue, () -> RETRY.run(script, Mode.READ_WRITE, ReturnType.LONG,
                 k.of(k.active(instance), k.jobs(), k.delayed(), k.errors(), k.stats()),
-                job.id(), job.gen(), error, Long.toString(backoff.toMillis()), k.wakeChannel()));
+                job.id(), job.gen(), error, Long.toString(backoff.toMillis()), k.wakeChannel(),
+                Integer.toString(job.attempts())));
         return r == 1L;
     }
 
@@ -166,7 +168,8 @@ public final class RedisJobStore {
     public boolean bury(String queue, String instance, StoredJob job, String error) {
         QueueKeys k = keys(queue);
         Long r = call("bury on", queue, () -> BURY.run(script, Mode.READ_WRITE, ReturnType.LONG,
-                k.of(k.active(instance), k.jobs(), k.dead(), k.errors(), k.stats()), job.id(), job.gen(), error));
+                k.of(k.active(instance), k.jobs(), k.dead(), k.errors(), k.stats()), job.id(), job.gen(), error,
+                Integer.toString(job.attempts())));
         return r == 1L;
     }
 

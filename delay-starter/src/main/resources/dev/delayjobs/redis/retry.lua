@@ -2,11 +2,12 @@
 -- KEYS[1] active:<instance> (list)   KEYS[2] jobs (hash)   KEYS[3] delayed (zset)
 -- KEYS[4] errors (hash)              KEYS[5] stats (hash)
 -- ARGV[1] id  ARGV[2] gen claimed  ARGV[3] error text  ARGV[4] backoff ms  ARGV[5] wake channel
+-- ARGV[6] attempt claimed (with the gen, names the claim: see ack.lua)
 -- Returns 1 if scheduled again, 0 if the caller no longer held the job, or it was gone or replaced. Cost: O(log N).
 -- only a caller that still holds this claim of the job may move it (see ack.lua)
 local rec = redis.call('HGET', KEYS[2], ARGV[1])
 local r = rec and decode(rec)
-if r and r.gen ~= ARGV[2] then return 0 end
+if r and (r.gen ~= ARGV[2] or r.attempts ~= tonumber(ARGV[6])) then return 0 end
 if redis.call('LREM', KEYS[1], 1, ARGV[1]) == 0 then return 0 end
 if not r or r.running ~= '1' then return 0 end
 local old_head = head_score(KEYS[3])

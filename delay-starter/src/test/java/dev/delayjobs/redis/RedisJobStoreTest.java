@@ -194,6 +194,22 @@ class RedisJobStoreTest {
         assertThat(store.find("q", "k")).isEmpty();
     }
 
+    @Test
+    void outcomeOfAnEarlierClaimIsRefusedAfterTheSameInstanceClaimedTheJobAgain() {
+        store.publish("q", List.of(new NewJob("j", true, 0, false, "1")));
+        StoredJob first = store.claim("q", "i1", 1, Duration.ofMillis(100)).jobs().get(0);
+        // i1 froze past its lease (its own sweep may recover the job), then claimed the job again
+        await().atMost(Duration.ofSeconds(5)).until(() -> store.recoverExpired("q", 5).requeued() == 1);
+        StoredJob second = store.claim("q", "i1", 1, Duration.ofSeconds(30)).jobs().get(0);
+        assertThat(second.attempts()).isEqualTo(2);
+
+        assertThat(store.ack("q", "i1", List.of(first))).isZero();
+        assertThat(store.retry("q", "i1", first, "late", Duration.ZERO)).isFalse();
+        assertThat(store.find("q", "j").orElseThrow().state()).isEqualTo(JobState.RUNNING);
+
+        assertThat(store.ack("q", "i1", List.of(second))).isEqualTo(1);
+    }
+
     private long serverNow() {
         return store.transfer("unused", 1).serverNow();
     }
