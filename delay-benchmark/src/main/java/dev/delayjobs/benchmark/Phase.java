@@ -1,5 +1,7 @@
 package dev.delayjobs.benchmark;
 
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
 import java.util.Map;
 
 /**
@@ -12,11 +14,13 @@ final class Phase {
     private final RedisProbe.Snapshot before;
     private final long callsBefore;
     private final Map<String, Long> namesBefore;
+    private final long gcMillisBefore;
 
     private Phase(RedisProbe probe) {
         this.probe = probe;
         this.callsBefore = CommandCounter.total();
         this.namesBefore = CommandCounter.byName();
+        this.gcMillisBefore = gcMillis();
         this.before = probe.begin();
     }
 
@@ -30,12 +34,23 @@ final class Phase {
         String breakdown = CommandCounter.describe(namesBefore, CommandCounter.byName(), jobs);
         RedisProbe.Longest longest = probe.longest();
         double perJob = Math.max(1, jobs);
+        long gc = gcMillis() - gcMillisBefore;
+        note = (note.isEmpty() ? "" : note + "; ") + "JVM GC " + gc + " ms";
         return new Row(scenario, engine, jobs, throughput, lateness,
                 calls / perJob,
                 (after.calls() - before.calls()) / perJob,
                 (after.cpuSeconds() - before.cpuSeconds()) * 1e6 / perJob,
                 (after.scriptUsec() - before.scriptUsec()) / perJob,
                 Double.NaN, longest, note, breakdown);
+    }
+
+    /** Time the benchmark JVM spent collecting garbage (all collectors), ms. */
+    private static long gcMillis() {
+        long total = 0;
+        for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+            total += Math.max(0, gc.getCollectionTime());
+        }
+        return total;
     }
 
     record Row(String scenario, String engine, long jobs, double throughput, Lateness.Summary lateness,
