@@ -66,6 +66,7 @@ final class CommandCounter implements NettyHook {
         private long elementsLeft;
         private long bodyLeft;
         private boolean firstElement;
+        private boolean secondElement;
         private final StringBuilder name = new StringBuilder();
 
         @Override
@@ -82,8 +83,8 @@ final class CommandCounter implements NettyHook {
             while (i < end) {
                 if (state == BULK_BODY) {
                     int n = (int) Math.min(bodyLeft, end - i);
-                    if (firstElement) {
-                        for (int j = 0; j < n && name.length() < 32; j++) {
+                    if (firstElement || secondElement) {
+                        for (int j = 0; j < n && name.length() < 48; j++) {
                             byte b = buf.getByte(i + j);
                             if (b != '\r' && b != '\n') {
                                 name.append((char) Character.toLowerCase(b));
@@ -95,7 +96,18 @@ final class CommandCounter implements NettyHook {
                     if (bodyLeft == 0) {
                         if (firstElement) {
                             firstElement = false;
-                            counted(name.toString());
+                            if (name.toString().equals("evalsha") && elementsLeft > 1) {
+                                // the script's SHA follows: count per script
+                                secondElement = true;
+                                name.append(':');
+                            }
+                            else {
+                                counted(name.toString());
+                            }
+                        }
+                        else if (secondElement) {
+                            secondElement = false;
+                            counted(Scripts.name(name.toString()));
                         }
                         elementsLeft--;
                         state = elementsLeft == 0 ? ARRAY_START : BULK_START;
@@ -117,6 +129,7 @@ final class CommandCounter implements NettyHook {
                         else if (b == '\n') {
                             elementsLeft = number;
                             firstElement = true;
+                            secondElement = false;
                             name.setLength(0);
                             state = number == 0 ? ARRAY_START : BULK_START;
                         }
