@@ -78,6 +78,7 @@ public final class BenchmarkMain {
                     .properties("spring.data.redis.host=" + host, "spring.data.redis.port=" + port,
                             "spring.main.banner-mode=off", "logging.level.root=warn",
                             "logging.level.org.redisson.RedissonDelayedQueue=off",
+                            "logging.level.org.redisson.client.handler.PingConnectionHandler=off",
                             "benchmark.concurrency=" + options.concurrency)
                     .run();
             try {
@@ -273,6 +274,8 @@ public final class BenchmarkMain {
     private void backlog(Engine engine) throws Exception {
         for (int pending : options.backlogs) {
             probe.flushAll();
+            Pace.sleepMs(200);
+            long memoryBefore = probe.usedMemory();
             Random random = new Random(options.seed);
             long[] far = farFuture(random, pending);
             long t0 = System.nanoTime();
@@ -283,6 +286,8 @@ public final class BenchmarkMain {
             });
             System.out.printf(Locale.ROOT, "  %s: %,d far-future jobs preloaded in %.1f s%n", engine.name(), pending,
                     (System.nanoTime() - t0) / 1e9);
+            Pace.sleepMs(200);
+            double bytes = (probe.usedMemory() - memoryBefore) / (double) pending;
             String label = pending >= 1_000_000 ? (pending / 1_000_000) + "M" : (pending / 1000) + "k";
 
             int single = options.publishJobs;
@@ -296,7 +301,7 @@ public final class BenchmarkMain {
             });
             double seconds = (System.nanoTime() - t0) / 1e9;
             report(phase.finish("backlog " + label + ": single publish (8 threads)", engine.name(), single, single / seconds,
-                    null, ""));
+                    null, "bytes/job: memory of the " + label + " preloaded jobs").withBytes(bytes));
 
             int due = options.dueJobs;
             long[] soon = new long[due];
