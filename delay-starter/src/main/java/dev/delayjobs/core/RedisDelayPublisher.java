@@ -68,9 +68,12 @@ public final class RedisDelayPublisher implements DelayPublisher {
             throw new IllegalArgumentException("requests must not be null");
         }
         List<NewJob> jobs = new ArrayList<>(requests.size());
+        boolean[] generated = new boolean[requests.size()];
         for (int i = 0; i < requests.size(); i++) {
             try {
-                jobs.add(toJob(requestArgument(requests.get(i))));
+                PublishRequest request = requestArgument(requests.get(i));
+                generated[i] = request.key() == null;
+                jobs.add(toJob(request));
             }
             catch (IllegalArgumentException ex) {
                 throw new IllegalArgumentException("request " + i + ": " + ex.getMessage(), ex);
@@ -82,23 +85,49 @@ public final class RedisDelayPublisher implements DelayPublisher {
         store.registerQueue(queue);
         List<String> ids = new ArrayList<>(jobs.size());
         for (int from = 0; from < jobs.size(); from += BATCH_CHUNK) {
-            List<NewJob> chunk = jobs.subList(from, Math.min(jobs.size(), from + BATCH_CHUNK));
-            // a kept existing job answers to the same id: the outcome only matters to the count
-            List<PublishOutcome> outcomes = store.publish(queue, chunk);
-            int created = 0;
-            for (int i = 0; i < chunk.size(); i++) {
-                NewJob job = chunk.get(i);
-                ids.add(job.id());
-                if (outcomes.get(i) != PublishOutcome.KEPT_EXISTING) {
-                    created++;
-                }
-                else if (job.replaceExisting()) {
-                    logger.warn("Queue '" + queue + "': job '" + job.id() + "' is running and was not replaced");
-                }
-            }
+            List<NewJob> chunk = new ArrayList<>(jobs.subList(from, Math.min(jobs.size(), from + BATCH_CHUNK)));
+            int created = publishChunk(queue, chunk, generated, from);
+            chunk.forEach(job -> ids.add(job.id()));
             observer.published(queue, created);
         }
         return ids;
+    }
+
+    /**
+     * Stores one chunk; returns how many jobs it created or replaced. A kept existing job answers to
+     * the same id, so for a business key the outcome only matters to the count. A generated id that
+     * met an existing job (72 random bits: next to never) is drawn again, in {@code chunk} too.
+     */
+    private int publishChunk(String queue, List<NewJob> chunk, boolean[] generated, int offset) {
+        List<NewJob> attempt = chunk;
+        List<Integer> positions = null;
+        int created = 0;
+        while (true) {
+            List<PublishOutcome> outcomes = store.publish(queue, attempt);
+            List<NewJob> clashed = new ArrayList<>();
+            List<Integer> clashedAt = new ArrayList<>();
+            for (int i = 0; i < outcomes.size(); i++) {
+                int at = positions == null ? i : positions.get(i);
+                if (outcomes.get(i) != PublishOutcome.KEPT_EXISTING) {
+                    created++;
+                }
+                else if (attempt.get(i).replaceExisting()) {
+                    logger.warn("Queue '" + queue + "': job '" + attempt.get(i).id() + "' is running and was not replaced");
+                }
+                else if (generated[offset + at]) {
+                    NewJob job = attempt.get(i);
+                    NewJob fresh = new NewJob(newId(), job.relative(), job.time(), job.replaceExisting(), job.payload());
+                    chunk.set(at, fresh);
+                    clashed.add(fresh);
+                    clashedAt.add(at);
+                }
+            }
+            if (clashed.isEmpty()) {
+                return created;
+            }
+            attempt = clashed;
+            positions = clashedAt;
+        }
     }
 
     @Override
@@ -123,11 +152,13 @@ public final class RedisDelayPublisher implements DelayPublisher {
 
     private NewJob toJob(PublishRequest request) {
         String id = request.key() != null ? JobArguments.id(request.key()) : newId();
+        // without a key there is nothing to replace: a generated id that clashes is drawn again instead
+        boolean replace = request.key() != null && request.isReplaceExisting();
         String json = codec.write(request.payload());
         if (request.dueAt() != null) {
-            return new NewJob(id, false, request.dueAt().toEpochMilli(), request.isReplaceExisting(), json);
+            return new NewJob(id, false, request.dueAt().toEpochMilli(), replace, json);
         }
-        return new NewJob(id, true, JobArguments.delay(request.delay()).toMillis(), request.isReplaceExisting(), json);
+        return new NewJob(id, true, JobArguments.delay(request.delay()).toMillis(), replace, json);
     }
 
     private static PublishRequest requestArgument(PublishRequest request) {
@@ -144,10 +175,14 @@ public final class RedisDelayPublisher implements DelayPublisher {
         return dueAt;
     }
 
-    /** 128 random bits, URL-safe Base64: 22 characters, half the bytes of a UUID string. */
-    private static String newId() {
+    /**
+     * 72 random bits, URL-safe Base64: 12 characters. Redis then keeps each copy of the id (the jobs
+     * hash field and the delayed member) in a 16-byte allocation instead of 32. A clash with a job
+     * that exists is detected at publish and drawn again.
+     */
+    static String newId() {
         ThreadLocalRandom random = ThreadLocalRandom.current();
-        byte[] bytes = new byte[16];
+        byte[] bytes = new byte[9];
         random.nextBytes(bytes);
         return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
     }

@@ -54,6 +54,7 @@ public final class ListenerContainer {
     private Thread claimer;
     private ExecutorService workers;
     private Semaphore freeWorkers;
+    private AckBatcher acks;
     /** Ids this instance is handling; anything else in its active list is held by mistake. */
     private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
     /** Set when a claim or an outcome may have reached Redis without this instance knowing. */
@@ -90,6 +91,10 @@ public final class ListenerContainer {
             watchdog.watch(queue(), settings.maxAttempts(), settings.concurrency());
             observer.consuming(queue());
             freeWorkers = new Semaphore(settings.concurrency());
+            acks = new AckBatcher(queue(), store, watchdog.instanceId(), job -> inFlight.remove(job.id()), lost -> {
+                lost.forEach(job -> inFlight.remove(job.id()));
+                heldUnknown = true;
+            });
             AtomicInteger count = new AtomicInteger();
             workers = new ThreadPoolExecutor(settings.concurrency(), settings.concurrency(), 0, TimeUnit.MILLISECONDS,
                     new LinkedBlockingQueue<>(), task -> new Thread(task, "delay-" + queue() + "-" + count.incrementAndGet()));
@@ -115,6 +120,7 @@ public final class ListenerContainer {
                 workers.shutdownNow();
                 finished = awaitTermination(workers, Duration.ofSeconds(5));
             }
+            acks.stop(Duration.ofSeconds(10));
             try {
                 if (finished) {
                     store.release(queue(), watchdog.instanceId());
@@ -177,7 +183,9 @@ public final class ListenerContainer {
                 // started are still held and are handed back by stop()
                 break;
             }
-            if (jobs.isEmpty() && running) {
+            // fewer than asked for: ready was empty when the claim ran (or held only stale ids), so
+            // wait for it here rather than spend a claim call that finds nothing
+            if (jobs.size() < wanted && running) {
                 try {
                     store.awaitReady(queue(), AWAIT_READY);
                 }
@@ -196,6 +204,7 @@ public final class ListenerContainer {
      */
     private void handle(StoredJob job, long claimServerNow, long claimedAt) {
         long started = System.nanoTime();
+        boolean ackQueued = false;
         observer.started(queue(), Duration.ofMillis(Math.max(0, claimServerNow - job.dueAt()))
                 .plusNanos(started - claimedAt));
         try {
@@ -222,11 +231,15 @@ public final class ListenerContainer {
                 }
                 return;
             }
-            complete(job, () -> store.ack(queue(), watchdog.instanceId(), List.of(job)));
+            // the id leaves inFlight once the ack is recorded; acks of several workers share a call
+            acks.add(job);
+            ackQueued = true;
             observer.finished(queue(), DelayQueueObserver.Outcome.COMPLETED, Duration.ofNanos(System.nanoTime() - started));
         }
         finally {
-            inFlight.remove(job.id());
+            if (!ackQueued) {
+                inFlight.remove(job.id());
+            }
             freeWorkers.release();
         }
     }

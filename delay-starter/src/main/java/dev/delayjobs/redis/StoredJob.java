@@ -17,13 +17,26 @@ import java.util.regex.Pattern;
  */
 public record StoredJob(String id, String gen, int attempts, long dueAt, long publishedAt, String payload) {
 
-    // mirrors decode() in _record.lua
-    private static final Pattern FORMAT = Pattern.compile("^(\\d+)\\|(\\d+)\\|([01])\\|(-?\\d+)\\|(-?\\d+)\\|(.*)$",
+    // mirrors decode() in _record.lua: the compact form, then the form of earlier versions
+    private static final Pattern COMPACT = Pattern.compile("^([0-9a-z]+),([0-9a-z]+),(-?[0-9a-z]+),(-?[0-9a-z]+)\\|(.*)$",
+            Pattern.DOTALL);
+    private static final Pattern LEGACY = Pattern.compile("^(\\d+)\\|(\\d+)\\|([01])\\|(-?\\d+)\\|(-?\\d+)\\|(.*)$",
             Pattern.DOTALL);
 
     /** Reads a record, or returns {@code null} when it is not in the job format. */
     static StoredJob parse(String id, String record) {
-        Matcher m = FORMAT.matcher(record);
+        Matcher m = COMPACT.matcher(record);
+        if (m.matches()) {
+            try {
+                long flags = Long.parseLong(m.group(2), 36);
+                long due = Long.parseLong(m.group(3), 36);
+                return new StoredJob(id, m.group(1), (int) (flags / 2), due, due - Long.parseLong(m.group(4), 36), m.group(5));
+            }
+            catch (NumberFormatException ex) {
+                return null;
+            }
+        }
+        m = LEGACY.matcher(record);
         if (!m.matches()) {
             return null;
         }
@@ -32,7 +45,11 @@ public record StoredJob(String id, String gen, int attempts, long dueAt, long pu
     }
 
     static boolean isRunning(String record) {
-        Matcher m = FORMAT.matcher(record);
+        Matcher m = COMPACT.matcher(record);
+        if (m.matches()) {
+            return Long.parseLong(m.group(2), 36) % 2 == 1;
+        }
+        m = LEGACY.matcher(record);
         return m.matches() && "1".equals(m.group(3));
     }
 }

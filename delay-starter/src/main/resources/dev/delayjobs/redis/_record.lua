@@ -1,28 +1,68 @@
 -- Shared by every script (prepended at load time): the job record format and the server clock.
--- A record is one string: gen|attempts|running|dueAt|publishedAt|payload
+-- A record is one string: gen,ar,due,age|payload   (all numbers in base 36, lower case)
 --   gen        publish sequence number of the queue: tells a replacement from the job a consumer claimed
---   attempts   deliveries so far (counted when a consumer claims the job)
---   running    1 while a consumer holds the job, else 0
---   dueAt      epoch ms: the Redis server's clock plus the delay, or the instant publishAt was given
---              (read with the publisher's clock)
---   publishedAt  epoch ms on the Redis server's clock
+--              (an opaque token: only compared for equality)
+--   ar         attempts * 2 + running; attempts = deliveries so far (counted when a consumer claims the
+--              job), running = 1 while a consumer holds the job, else 0
+--   due        due time, epoch ms: the Redis server's clock plus the delay, or the instant given to
+--              publishAt (read with the publisher's clock)
+--   age        due - publishedAt in milliseconds (may be negative); publishedAt is on the Redis clock
 --   payload    the job's JSON, untouched (never decoded here, so numbers keep their precision)
+-- Base 36 keeps the header to about 22 characters (a 100-byte payload then fits a 128-byte allocation).
+-- Records written by earlier versions, gen|attempts|running|dueAt|publishedAt|payload in decimal, are
+-- still read; the next write of such a record uses the compact form.
 
 local function now_ms()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 
-local function decode(rec)
-  local gen, attempts, running, due, published, payload =
-    string.match(rec, '^(%d+)|(%d+)|([01])|(%-?%d+)|(%-?%d+)|(.*)$')
-  if not gen then return nil end
-  return { gen = gen, attempts = tonumber(attempts), running = running, due = due,
-           published = published, payload = payload }
+local B36 = '0123456789abcdefghijklmnopqrstuvwxyz'
+
+local function to36(n)
+  n = tonumber(n)
+  if n == 0 then return '0' end
+  local sign = ''
+  if n < 0 then sign, n = '-', -n end
+  local digits = {}
+  while n > 0 do
+    local d = n % 36
+    digits[#digits + 1] = string.sub(B36, d + 1, d + 1)
+    n = (n - d) / 36
+  end
+  return sign .. string.reverse(table.concat(digits))
 end
 
+local function from36(s)
+  if string.sub(s, 1, 1) == '-' then return -tonumber(string.sub(s, 2), 36) end
+  return tonumber(s, 36)
+end
+
+local function decode(rec)
+  local gen, ar, due, age, payload = string.match(rec, '^([%d%l]+),([%d%l]+),(%-?[%d%l]+),(%-?[%d%l]+)|(.*)$')
+  if gen then
+    local flags = from36(ar)
+    local running = '0'
+    if flags % 2 == 1 then running = '1' end
+    local d = from36(due)
+    return { gen = gen, attempts = (flags - flags % 2) / 2, running = running, due = d,
+             published = d - from36(age), payload = payload }
+  end
+  local g, attempts, r, legacy_due, published, body =
+    string.match(rec, '^(%d+)|(%d+)|([01])|(%-?%d+)|(%-?%d+)|(.*)$')
+  if not g then return nil end
+  return { gen = g, attempts = tonumber(attempts), running = r, due = tonumber(legacy_due),
+           published = tonumber(published), payload = body }
+end
+
+-- gen is a number for a new record (HINCRBY), or the token read from an existing one
 local function encode(r)
-  return r.gen .. '|' .. r.attempts .. '|' .. r.running .. '|' .. r.due .. '|' .. r.published .. '|' .. r.payload
+  local gen = r.gen
+  if type(gen) == 'number' then gen = to36(gen) end
+  local flags = r.attempts * 2
+  if r.running == '1' then flags = flags + 1 end
+  local due = tonumber(r.due)
+  return gen .. ',' .. to36(flags) .. ',' .. to36(due) .. ',' .. to36(due - tonumber(r.published)) .. '|' .. r.payload
 end
 
 -- Tells the queue's timers that an earlier due time exists, only when it beats the current head.

@@ -9,32 +9,50 @@
 -- Ready may hold stale ids (a job cancelled, rescheduled or replaced after it became ready): an id
 -- whose record is gone, delayed, dead or already running is dropped here. A record that is not in
 -- the job format (written by hand, or corrupted) goes to the dead set, never to a consumer.
--- Returns {server now, id1, record1, id2, record2, ...}. Cost: O(n + stale) pops, O(1) each.
+-- The ready ids are popped, read and checked a batch at a time (LPOP count, HMGET, ZMSCORE: Redis
+-- 6.2+), and the claimed ones are written with one HSET and one RPUSH: a few commands per call
+-- instead of six per job. An id popped twice in one call is taken once.
+-- Returns {server now, id1, record1, id2, record2, ...}. Cost: O(n + stale), independent of the backlog.
 local wanted = tonumber(ARGV[1])
 local out = { now_ms() }
 if not redis.call('ZSCORE', KEYS[8], ARGV[2]) then
   redis.call('ZADD', KEYS[8], out[1] + tonumber(ARGV[3]), ARGV[2])
 end
 local taken, popped = 0, 0
+local seen, fields, ids = {}, {}, {}
 while taken < wanted and popped < wanted + 1000 do
-  local id = redis.call('LPOP', KEYS[1])
-  if not id then break end
-  popped = popped + 1
-  local rec = redis.call('HGET', KEYS[3], id)
-  local r = rec and decode(rec)
-  if r and r.running == '0' and not redis.call('ZSCORE', KEYS[4], id) and not redis.call('ZSCORE', KEYS[5], id) then
-    r.running = '1'
-    r.attempts = r.attempts + 1
-    rec = encode(r)
-    redis.call('HSET', KEYS[3], id, rec)
-    redis.call('RPUSH', KEYS[2], id)
-    out[#out + 1] = id
-    out[#out + 1] = rec
-    taken = taken + 1
-  elseif rec and not r and not redis.call('ZSCORE', KEYS[5], id) then
-    redis.call('ZADD', KEYS[5], out[1], id)
-    redis.call('HSET', KEYS[6], id, 'record is not in the job format')
-    redis.call('HINCRBY', KEYS[7], 'dead', 1)
+  local batch = redis.call('LPOP', KEYS[1], math.min(wanted - taken, wanted + 1000 - popped))
+  if not batch then break end
+  popped = popped + #batch
+  local recs = redis.call('HMGET', KEYS[3], unpack(batch))
+  local delayed = redis.call('ZMSCORE', KEYS[4], unpack(batch))
+  local dead = redis.call('ZMSCORE', KEYS[5], unpack(batch))
+  for i, id in ipairs(batch) do
+    local rec = recs[i]
+    local r = rec and decode(rec)
+    if seen[id] then
+      -- taken (or buried) a moment ago in this call: a stale duplicate
+    elseif r and r.running == '0' and not delayed[i] and not dead[i] then
+      seen[id] = true
+      r.running = '1'
+      r.attempts = r.attempts + 1
+      rec = encode(r)
+      fields[#fields + 1] = id
+      fields[#fields + 1] = rec
+      ids[#ids + 1] = id
+      out[#out + 1] = id
+      out[#out + 1] = rec
+      taken = taken + 1
+    elseif rec and not r and not dead[i] then
+      seen[id] = true
+      redis.call('ZADD', KEYS[5], out[1], id)
+      redis.call('HSET', KEYS[6], id, 'record is not in the job format')
+      redis.call('HINCRBY', KEYS[7], 'dead', 1)
+    end
   end
+end
+if #ids > 0 then
+  redis.call('HSET', KEYS[3], unpack(fields))
+  redis.call('RPUSH', KEYS[2], unpack(ids))
 end
 return out

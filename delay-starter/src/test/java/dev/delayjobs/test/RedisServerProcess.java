@@ -16,7 +16,8 @@ import redis.embedded.core.ExecutableProvider;
 
 /**
  * A real {@code redis-server} process on a free loopback port, with its data under
- * {@code target/}: the one on PATH when there is one, else the binary shipped by embedded-redis.
+ * {@code target/}: the binary shipped by embedded-redis, or the one named by
+ * {@code -Ddelay.test.redis-server}.
  * Fault tests stop, restart, pause and resume it.
  */
 public final class RedisServerProcess implements AutoCloseable {
@@ -128,15 +129,19 @@ public final class RedisServerProcess implements AutoCloseable {
         }
     }
 
+    /**
+     * The binary shipped by embedded-redis (Redis 6.2, the floor this starter supports), so that
+     * every machine tests the same server; {@code -Ddelay.test.redis-server=/path/to/redis-server}
+     * tests another one (for example a Redis 7 from the OS packages).
+     */
     private static File executable() throws IOException {
-        String path = System.getenv("PATH");
-        if (path != null) {
-            for (String entry : path.split(File.pathSeparator)) {
-                File candidate = new File(entry, "redis-server");
-                if (candidate.canExecute()) {
-                    return candidate;
-                }
+        String configured = System.getProperty("delay.test.redis-server");
+        if (configured != null && !configured.isBlank()) {
+            File file = new File(configured);
+            if (!file.canExecute()) {
+                throw new IllegalStateException("delay.test.redis-server=" + configured + " is not an executable file");
             }
+            return file;
         }
         return ExecutableProvider.newJarResourceProvider().get();
     }

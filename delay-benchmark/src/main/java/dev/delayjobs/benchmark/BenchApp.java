@@ -1,0 +1,22 @@
+package dev.delayjobs.benchmark;
+
+import org.redisson.spring.starter.RedissonAutoConfigurationCustomizer;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.context.annotation.Bean;
+
+/** The application under test: the starter's auto-configuration, one handler, and the command counter. */
+@SpringBootConfiguration
+@EnableAutoConfiguration
+class BenchApp {
+
+    @Bean
+    RedissonAutoConfigurationCustomizer benchmarkCommandCounter() {
+        return config -> config.setNettyHook(new CommandCounter());
+    }
+
+    @Bean
+    StarterEngine.Handler benchmarkHandler() {
+        return new StarterEngine.Handler();
+    }
+}

@@ -1,0 +1,119 @@
+package dev.delayjobs.listener;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import dev.delayjobs.redis.RedisJobStore;
+import dev.delayjobs.redis.StoredJob;
+
+/**
+ * Records the acks of one container: workers hand over a job whose handler returned, and one thread
+ * sends every ack that accumulated while the previous call was in flight in a single
+ * {@code ack.lua} call. A lone ack goes out at once; under load, acks share round trips.
+ *
+ * <p>A job stays in the container's in-flight set until its ack is recorded, so a hand-back of
+ * held jobs never releases a job that only waits for its ack. A failed call is retried, like any
+ * outcome: after 50 ms, doubling up to 2 s, for a minute (a few seconds when stopping); after that
+ * the jobs are reported as {@code lost} (they stay held and are handed back and delivered again).
+ */
+final class AckBatcher {
+
+    private static final Log logger = LogFactory.getLog(AckBatcher.class);
+    /** Jobs per ack call: bounds how long one call holds Redis. */
+    static final int MAX_BATCH = 500;
+
+    private final String queue;
+    private final RedisJobStore store;
+    private final String instance;
+    private final Consumer<StoredJob> acked;
+    private final Consumer<List<StoredJob>> lost;
+    private final LinkedBlockingQueue<StoredJob> pending = new LinkedBlockingQueue<>();
+    private final Thread thread;
+    private volatile boolean stopping;
+
+    AckBatcher(String queue, RedisJobStore store, String instance, Consumer<StoredJob> acked,
+            Consumer<List<StoredJob>> lost) {
+        this.queue = queue;
+        this.store = store;
+        this.instance = instance;
+        this.acked = acked;
+        this.lost = lost;
+        this.thread = new Thread(this::run, "delay-" + queue + "-acker");
+        this.thread.setDaemon(true);
+        this.thread.start();
+    }
+
+    /** Queues the ack of a job whose handler returned. */
+    void add(StoredJob job) {
+        pending.add(job);
+    }
+
+    /** Sends the acks still queued, then stops; waits up to {@code timeout}. */
+    void stop(Duration timeout) {
+        stopping = true;
+        try {
+            thread.join(timeout.toMillis());
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void run() {
+        List<StoredJob> batch = new ArrayList<>();
+        while (true) {
+            StoredJob first;
+            try {
+                first = pending.poll(100, TimeUnit.MILLISECONDS);
+            }
+            catch (InterruptedException ex) {
+                first = pending.poll();
+            }
+            if (first == null) {
+                if (stopping) {
+                    return;
+                }
+                continue;
+            }
+            batch.add(first);
+            pending.drainTo(batch, MAX_BATCH - 1);
+            record(batch);
+            batch.clear();
+        }
+    }
+
+    private void record(List<StoredJob> batch) {
+        long waitMs = 50;
+        long started = System.nanoTime();
+        while (true) {
+            try {
+                store.ack(queue, instance, batch);
+                batch.forEach(acked);
+                return;
+            }
+            catch (RuntimeException ex) {
+                long limit = stopping ? 5 : 60;
+                if (System.nanoTime() - started > TimeUnit.SECONDS.toNanos(limit)) {
+                    logger.error("Queue '" + queue + "': could not record the ack of " + batch.size()
+                            + " job(s); they will be handed back and delivered again: " + ex.getMessage());
+                    lost.accept(List.copyOf(batch));
+                    return;
+                }
+                try {
+                    Thread.sleep(waitMs);
+                }
+                catch (InterruptedException interrupted) {
+                    // only stop() ends this thread, and only once the queue is empty
+                }
+                waitMs = Math.min(waitMs * 2, 2000);
+            }
+        }
+    }
+}
