@@ -1,5 +1,6 @@
 package dev.delayjobs.timer;
 
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -27,11 +28,15 @@ final class TransferTimer {
     private final ScheduledExecutorService scheduler;
     private final int batchSize;
 
+    /** Serializes transfer steps: each arms the timer from what its own step saw. */
+    private final Object transferring = new Object();
     private final Object lock = new Object();
     private ScheduledFuture<?> armed;
     /** Due time (server clock) the armed timeout is for; Long.MAX_VALUE when none is armed. */
     private long armedFor = Long.MAX_VALUE;
-    /** Redis server clock minus this JVM's clock, learnt at each transfer. */
+    /** Earliest due time announced on the wake channel since the running transfer step began. */
+    private long heardSinceStep = Long.MAX_VALUE;
+    /** Redis server clock minus this JVM's clock, from the midpoint of the last transfer's round trip. */
     private volatile long clockOffset;
     private volatile boolean stopped;
     private RedisJobStore.WakeSubscription subscription;
@@ -70,49 +75,71 @@ final class TransferTimer {
         }
     }
 
-    /** Runs transfer steps until nothing more is due, then arms the timeout for the next due time. */
+    /**
+     * Runs transfer steps until nothing more is due, then arms the one timeout of this queue for the
+     * next due time: the earliest of what the step saw and what was announced meanwhile. The timeout
+     * armed before is cancelled, so timeouts never pile up however many sweeps and wakes come in.
+     */
     void transfer() {
         if (stopped) {
             return;
         }
-        Transfer step;
-        try {
-            do {
-                step = store.transfer(queue, batchSize);
-                clockOffset = step.serverNow() - System.currentTimeMillis();
+        synchronized (transferring) {
+            synchronized (lock) {
+                heardSinceStep = Long.MAX_VALUE;
             }
-            while (step.moreDue() && !stopped);
-        }
-        catch (RuntimeException ex) {
-            logger.warn("Transfer of queue '" + queue + "' failed; the next sweep tries again: " + ex.getMessage());
-            return;
-        }
-        synchronized (lock) {
-            armedFor = Long.MAX_VALUE;
-            armed = null;
-        }
-        if (step.nextDueAt() >= 0) {
-            armAt(step.nextDueAt());
+            Transfer step;
+            try {
+                do {
+                    long before = System.currentTimeMillis();
+                    step = store.transfer(queue, batchSize);
+                    clockOffset = step.serverNow() - (before + System.currentTimeMillis()) / 2;
+                }
+                while (step.moreDue() && !stopped);
+            }
+            catch (RuntimeException ex) {
+                logger.warn("Transfer of queue '" + queue + "' failed; the next sweep tries again: " + ex.getMessage());
+                return;
+            }
+            synchronized (lock) {
+                long next = Math.min(step.nextDueAt() < 0 ? Long.MAX_VALUE : step.nextDueAt(), heardSinceStep);
+                if (armed != null) {
+                    armed.cancel(false);
+                    armed = null;
+                }
+                armedFor = Long.MAX_VALUE;
+                if (next != Long.MAX_VALUE) {
+                    armLocked(next);
+                }
+            }
         }
     }
 
     /** Called with the due time a publish or retry announced on the wake channel. */
     void onEarlierDue(long dueAt) {
-        armAt(dueAt);
+        synchronized (lock) {
+            heardSinceStep = Math.min(heardSinceStep, dueAt);
+            if (dueAt < armedFor) {
+                if (armed != null) {
+                    armed.cancel(false);
+                }
+                armLocked(dueAt);
+            }
+        }
     }
 
-    private void armAt(long dueAt) {
-        synchronized (lock) {
-            if (stopped || dueAt >= armedFor) {
-                return;
-            }
-            if (armed != null) {
-                armed.cancel(false);
-            }
-            // +1 ms: a timeout that fires a hair early finds nothing due and costs a second call
-            long delay = Math.max(0, dueAt - (System.currentTimeMillis() + clockOffset) + 1);
-            armedFor = dueAt;
+    private void armLocked(long dueAt) {
+        if (stopped) {
+            return;
+        }
+        // +1 ms: a timeout that fires a hair early finds nothing due and costs a second call
+        long delay = Math.max(0, dueAt - (System.currentTimeMillis() + clockOffset) + 1);
+        try {
             armed = scheduler.schedule(this::transfer, delay, TimeUnit.MILLISECONDS);
+            armedFor = dueAt;
+        }
+        catch (RejectedExecutionException ex) {
+            // the watchdog is stopping
         }
     }
 
