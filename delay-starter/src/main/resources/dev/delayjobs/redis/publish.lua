@@ -4,18 +4,27 @@
 -- ARGV[1] wake channel  ARGV[2] job count n
 -- then per job 5 values: id, 'd' (delay ms from now) or 'a' (absolute epoch ms), time, replace (0/1), payload
 -- Returns per job: 1 created, 2 replaced an existing job, 0 kept the existing job.
+-- Commands: n HSETNX (an HGET more per replacing job), then one HINCRBY, one ZADD and one RPUSH
+-- for the whole call, so a batch costs about one command per job.
 -- Cost: O(n log N).
+local n = tonumber(ARGV[2])
 local now = now_ms()
 local old_head = head_score(KEYS[2])
+-- one gen per job, taken at once; a kept job leaves a gap, which is harmless: gens are only compared
+local last_gen = redis.call('HINCRBY', KEYS[4], 'published', n)
 local earliest = nil
 local result = {}
-for i = 0, tonumber(ARGV[2]) - 1 do
+local scored, ready = {}, {}
+for i = 0, n - 1 do
   local base = 3 + i * 5
   local id, mode, time, replace, payload = ARGV[base], ARGV[base + 1], tonumber(ARGV[base + 2]), ARGV[base + 3], ARGV[base + 4]
+  local due = time
+  if mode == 'd' then due = now + time end
+  local record = encode({ gen = last_gen - n + 1 + i, attempts = 0, running = '0', due = due,
+                          published = now, payload = payload })
   local status = 1
-  local existing = redis.call('HGET', KEYS[1], id)
-  if existing then
-    local old = decode(existing)
+  if redis.call('HSETNX', KEYS[1], id, record) == 0 then
+    local old = replace == '1' and decode(redis.call('HGET', KEYS[1], id))
     if replace ~= '1' or (old and old.running == '1') then
       status = 0
     else
@@ -23,22 +32,21 @@ for i = 0, tonumber(ARGV[2]) - 1 do
       redis.call('ZREM', KEYS[2], id)
       redis.call('ZREM', KEYS[5], id)
       redis.call('HDEL', KEYS[6], id)
+      redis.call('HSET', KEYS[1], id, record)
     end
   end
   if status ~= 0 then
-    local due = time
-    if mode == 'd' then due = now + time end
-    local gen = redis.call('HINCRBY', KEYS[4], 'published', 1)
-    redis.call('HSET', KEYS[1], id, encode({ gen = gen, attempts = 0, running = '0', due = due,
-                                             published = now, payload = payload }))
     if due <= now then
-      redis.call('RPUSH', KEYS[3], id)
+      ready[#ready + 1] = id
     else
-      redis.call('ZADD', KEYS[2], due, id)
+      scored[#scored + 1] = due
+      scored[#scored + 1] = id
       if earliest == nil or due < earliest then earliest = due end
     end
   end
   result[i + 1] = status
 end
+if #scored > 0 then redis.call('ZADD', KEYS[2], unpack(scored)) end
+if #ready > 0 then redis.call('RPUSH', KEYS[3], unpack(ready)) end
 if earliest ~= nil then wake_if_head(KEYS[2], ARGV[1], earliest, old_head) end
 return result
