@@ -2,11 +2,13 @@ package dev.delayjobs.listener;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Set;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -32,6 +34,10 @@ import tools.jackson.core.JacksonException;
  * <p>A claim or an outcome whose reply is lost (a timeout, a dropped connection) leaves jobs
  * held by this live instance that no worker handles: the next claim first hands those back.
  *
+ * <p>With a handler timeout, a call that runs longer is interrupted and counted as a failed
+ * attempt at once, and its worker is freed: a thread that ignores the interrupt is abandoned (it
+ * no longer counts against the concurrency), and nothing it does later is recorded.
+ *
  * <p>Stopping stops claiming, waits for running handlers up to the shutdown timeout, interrupts
  * those still running, and hands every job still held back to ready at once.
  */
@@ -51,10 +57,16 @@ public final class ListenerContainer {
     private final Object lifecycle = new Object();
     private volatile boolean running;
     private Thread claimer;
-    private ExecutorService workers;
+    /**
+     * Runs handlers. It grows past {@code concurrency} threads only by threads abandoned after a
+     * handler timeout: {@link #freeWorkers} bounds the jobs handled at once.
+     */
+    private ThreadPoolExecutor workers;
+    /** Fires handler timeouts; null without a handler timeout. */
+    private ScheduledThreadPoolExecutor timeouts;
     private Semaphore freeWorkers;
-    /** Ids this instance is handling; anything else in its active list is held by mistake. */
-    private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
+    /** Jobs this instance is handling, by id; anything else in its active list is held by mistake. */
+    private final Map<String, Execution> inFlight = new ConcurrentHashMap<>();
     /** Set when a claim or an outcome may have reached Redis without this instance knowing. */
     private volatile boolean heldUnknown;
 
@@ -89,8 +101,13 @@ public final class ListenerContainer {
             watchdog.watch(queue(), settings.maxAttempts(), settings.concurrency());
             freeWorkers = new Semaphore(settings.concurrency());
             AtomicInteger count = new AtomicInteger();
-            workers = new ThreadPoolExecutor(settings.concurrency(), settings.concurrency(), 0, TimeUnit.MILLISECONDS,
-                    new LinkedBlockingQueue<>(), task -> new Thread(task, "delay-" + queue() + "-" + count.incrementAndGet()));
+            workers = new ThreadPoolExecutor(settings.concurrency(), Integer.MAX_VALUE, 60, TimeUnit.SECONDS,
+                    new SynchronousQueue<>(), task -> daemon(task, "delay-" + queue() + "-" + count.incrementAndGet()));
+            timeouts = null;
+            if (settings.handlerTimeout() != null) {
+                timeouts = new ScheduledThreadPoolExecutor(1, task -> daemon(task, "delay-" + queue() + "-timeout"));
+                timeouts.setRemoveOnCancelPolicy(true);
+            }
             running = true;
             claimer = new Thread(this::claimLoop, "delay-" + queue() + "-claimer");
             claimer.start();
@@ -105,12 +122,11 @@ public final class ListenerContainer {
             running = false;
             claimer.interrupt();
             join(claimer, AWAIT_READY.plusSeconds(5));
-            workers.shutdown();
-            if (!awaitTermination(workers, shutdownTimeout)) {
+            if (!awaitHandlers(shutdownTimeout)) {
                 logger.warn("Queue '" + queue() + "': handlers still running after " + shutdownTimeout
                         + "; interrupting them and handing their jobs back");
-                workers.shutdownNow();
-                awaitTermination(workers, Duration.ofSeconds(5));
+                inFlight.values().forEach(Execution::interruptHandler);
+                awaitHandlers(Duration.ofSeconds(5));
             }
             try {
                 store.release(queue(), watchdog.instanceId());
@@ -119,6 +135,10 @@ public final class ListenerContainer {
                 logger.warn("Queue '" + queue() + "': could not hand jobs back at shutdown; other instances recover "
                         + "them when the heartbeat lease expires: " + ex.getMessage());
             }
+            if (timeouts != null) {
+                timeouts.shutdownNow();
+            }
+            workers.shutdownNow();
             watchdog.unwatch(queue());
         }
     }
@@ -138,7 +158,7 @@ public final class ListenerContainer {
             try {
                 if (heldUnknown) {
                     heldUnknown = false;
-                    store.releaseAllBut(queue(), watchdog.instanceId(), List.copyOf(inFlight));
+                    store.releaseAllBut(queue(), watchdog.instanceId(), List.copyOf(inFlight.keySet()));
                 }
                 claim = store.claim(queue(), watchdog.instanceId(), wanted, lease);
             }
@@ -155,8 +175,9 @@ public final class ListenerContainer {
             List<StoredJob> jobs = claim.jobs();
             freeWorkers.release(wanted - jobs.size());
             for (StoredJob job : jobs) {
-                inFlight.add(job.id());
-                workers.execute(() -> handle(job, claim.serverNow(), claimedAt));
+                Execution execution = new Execution(job);
+                inFlight.put(job.id(), execution);
+                workers.execute(() -> handle(execution, claim.serverNow(), claimedAt));
             }
             if (jobs.isEmpty() && running) {
                 try {
@@ -175,10 +196,12 @@ public final class ListenerContainer {
      * Runs one job. Lateness is measured on the Redis clock (the due time's clock): the server time
      * of the claim plus the time the job then waited here.
      */
-    private void handle(StoredJob job, long claimServerNow, long claimedAt) {
+    private void handle(Execution execution, long claimServerNow, long claimedAt) {
+        StoredJob job = execution.job;
         long started = System.nanoTime();
         observer.started(queue(), Duration.ofMillis(Math.max(0, claimServerNow - job.dueAt()))
                 .plusNanos(started - claimedAt));
+        boolean ownsWorker = true;
         try {
             Object payload;
             try {
@@ -188,31 +211,87 @@ public final class ListenerContainer {
                 String error = truncate("payload cannot be read as " + endpoint.payloadType().toCanonical() + ": "
                         + ex.getOriginalMessage());
                 logger.error("Queue '" + queue() + "': job '" + job.id() + "' moves to the dead set: " + error);
-                complete(job, () -> store.bury(queue(), watchdog.instanceId(), job, error));
+                complete(execution, () -> store.bury(queue(), watchdog.instanceId(), job, error));
                 observer.finished(queue(), DelayQueueObserver.Outcome.DEAD, Duration.ofNanos(System.nanoTime() - started));
                 return;
             }
+            Duration timeout = endpoint.settings().handlerTimeout();
+            execution.handlerStarted(Thread.currentThread());
+            if (timeout != null) {
+                try {
+                    execution.timeout(timeouts.schedule(() -> timedOut(execution, started), timeout.toNanos(),
+                            TimeUnit.NANOSECONDS));
+                }
+                catch (RejectedExecutionException stopped) {
+                    // stop() is past waiting for handlers: it interrupts and hands back what is left
+                }
+            }
+            Throwable failure = null;
             try {
                 endpoint.invoke(job, payload);
             }
             catch (Throwable ex) {
-                DelayQueueObserver.Outcome outcome = onFailure(job, ex);
+                failure = ex;
+            }
+            if (!execution.settle()) {
+                // the timeout won: it counted the attempt as failed and freed the worker
+                ownsWorker = false;
+                Thread.interrupted(); // its interrupt was meant for this call only
+                logger.warn("Queue '" + queue() + "': the handler of job '" + job.id() + "' returned after its "
+                        + "timeout; what it did is not recorded (the attempt already counts as failed)");
+                return;
+            }
+            if (failure != null) {
+                DelayQueueObserver.Outcome outcome = onFailure(execution, failure);
                 if (outcome != null) {
                     observer.finished(queue(), outcome, Duration.ofNanos(System.nanoTime() - started));
                 }
                 return;
             }
-            complete(job, () -> store.ack(queue(), watchdog.instanceId(), List.of(job)));
+            complete(execution, () -> store.ack(queue(), watchdog.instanceId(), List.of(job)));
             observer.finished(queue(), DelayQueueObserver.Outcome.COMPLETED, Duration.ofNanos(System.nanoTime() - started));
         }
         finally {
-            inFlight.remove(job.id());
-            freeWorkers.release();
+            if (ownsWorker) {
+                inFlight.remove(job.id(), execution);
+                freeWorkers.release();
+            }
+        }
+    }
+
+    /**
+     * The handler of {@code execution} ran past its timeout: interrupts it, and records the failed
+     * attempt on a fresh worker thread, since the handler's own thread may never come back.
+     */
+    private void timedOut(Execution execution, long started) {
+        if (!execution.expire()) {
+            return;
+        }
+        StoredJob job = execution.job;
+        String error = "handler timed out after " + endpoint.settings().handlerTimeout();
+        logger.warn("Queue '" + queue() + "': job '" + job.id() + "': " + error + "; interrupting it and freeing its worker");
+        Runnable record = () -> {
+            try {
+                DelayQueueObserver.Outcome outcome = fail(execution, error, false);
+                observer.finished(queue(), outcome, Duration.ofNanos(System.nanoTime() - started));
+            }
+            finally {
+                inFlight.remove(job.id(), execution);
+                freeWorkers.release();
+            }
+        };
+        try {
+            workers.execute(record);
+        }
+        catch (RejectedExecutionException stopped) {
+            // stop() has already handed the job back
+            inFlight.remove(job.id(), execution);
         }
     }
 
     /** Retries or buries a failed job; returns what became of it, or null when it is left for stop() to hand back. */
-    private DelayQueueObserver.Outcome onFailure(StoredJob job, Throwable ex) {
+    private DelayQueueObserver.Outcome onFailure(Execution execution, Throwable ex) {
+        StoredJob job = execution.job;
         if (!running && Thread.currentThread().isInterrupted()) {
             // interrupted by stop(), not failed: stop() hands the job back without counting a failure
             logger.info("Queue '" + queue() + "': job '" + job.id() + "' interrupted by shutdown; handing it back");
@@ -221,18 +300,24 @@ public final class ListenerContainer {
         if (ex instanceof Error && !(ex instanceof AssertionError)) {
             logger.error("Queue '" + queue() + "': handler threw " + ex + " on job '" + job.id() + "'", ex);
         }
-        String error = truncate(ex.getClass().getName() + ": " + ex.getMessage());
+        return fail(execution, truncate(ex.getClass().getName() + ": " + ex.getMessage()),
+                ex instanceof NonRetryableJobException);
+    }
+
+    /** Records a failed attempt: a retry after the backoff, or the dead set after the last attempt. */
+    private DelayQueueObserver.Outcome fail(Execution execution, String error, boolean nonRetryable) {
+        StoredJob job = execution.job;
         int maxAttempts = endpoint.settings().maxAttempts();
-        if (ex instanceof NonRetryableJobException || job.attempts() >= maxAttempts) {
+        if (nonRetryable || job.attempts() >= maxAttempts) {
             logger.warn("Queue '" + queue() + "': job '" + job.id() + "' failed attempt " + job.attempts() + " of "
                     + maxAttempts + "; moving it to the dead set: " + error);
-            complete(job, () -> store.bury(queue(), watchdog.instanceId(), job, error));
+            complete(execution, () -> store.bury(queue(), watchdog.instanceId(), job, error));
             return DelayQueueObserver.Outcome.DEAD;
         }
         Duration backoff = endpoint.settings().backoff().delayAfter(job.attempts(), ThreadLocalRandom.current().nextDouble());
         logger.info("Queue '" + queue() + "': job '" + job.id() + "' failed attempt " + job.attempts() + " of " + maxAttempts
                 + "; retrying in " + backoff.toMillis() + " ms: " + error);
-        complete(job, () -> store.retry(queue(), watchdog.instanceId(), job, error, backoff));
+        complete(execution, () -> store.retry(queue(), watchdog.instanceId(), job, error, backoff));
         return DelayQueueObserver.Outcome.RETRIED;
     }
 
@@ -242,7 +327,8 @@ public final class ListenerContainer {
      * (the handler is done; only the outcome is left to store). Gives up after a minute, or a few
      * seconds when stopping; the job is then handed back and delivered again.
      */
-    private void complete(StoredJob job, Runnable outcome) {
+    private void complete(Execution execution, Runnable outcome) {
+        StoredJob job = execution.job;
         boolean interrupted = false;
         long waitMs = 50;
         long started = System.nanoTime();
@@ -258,7 +344,7 @@ public final class ListenerContainer {
                     if (System.nanoTime() - started > TimeUnit.SECONDS.toNanos(limit)) {
                         logger.error("Queue '" + queue() + "': could not record the outcome of job '" + job.id()
                                 + "'; it will be handed back and delivered again: " + ex.getMessage());
-                        inFlight.remove(job.id());
+                        inFlight.remove(job.id(), execution);
                         heldUnknown = true;
                         return;
                     }
@@ -297,13 +383,93 @@ public final class ListenerContainer {
         }
     }
 
-    private static boolean awaitTermination(ExecutorService executor, Duration timeout) {
-        try {
-            return executor.awaitTermination(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    /** Waits until no job is being handled here; returns false if some still are after {@code timeout}. */
+    private boolean awaitHandlers(Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!inFlight.isEmpty()) {
+            if (System.nanoTime() - deadline >= 0) {
+                return false;
+            }
+            try {
+                Thread.sleep(10);
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                return inFlight.isEmpty();
+            }
         }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            return false;
+        return true;
+    }
+
+    private static Thread daemon(Runnable task, String name) {
+        Thread thread = new Thread(task, name);
+        thread.setDaemon(true);
+        return thread;
+    }
+
+    /**
+     * One claimed job handed to a worker. Its outcome is recorded once: by the worker when the
+     * handler returns or throws, or by the handler timeout, whichever settles it first.
+     */
+    private static final class Execution {
+
+        final StoredJob job;
+        private Thread handler;
+        private ScheduledFuture<?> timeout;
+        private boolean settled;
+
+        Execution(StoredJob job) {
+            this.job = job;
+        }
+
+        synchronized void handlerStarted(Thread thread) {
+            handler = thread;
+        }
+
+        synchronized void timeout(ScheduledFuture<?> future) {
+            if (settled) {
+                future.cancel(false);
+            }
+            else {
+                timeout = future;
+            }
+        }
+
+        /** Called by the worker when the handler is done; false if the timeout settled the job first. */
+        synchronized boolean settle() {
+            if (settled) {
+                return false;
+            }
+            settled = true;
+            handler = null;
+            if (timeout != null) {
+                timeout.cancel(false);
+            }
+            return true;
+        }
+
+        /**
+         * Called when the timeout fires: settles the job and interrupts the handler, unless the
+         * worker settled it first. Under the same lock as {@link #settle()}, so the interrupt
+         * reaches the handler's thread before that thread can move on to another job.
+         */
+        synchronized boolean expire() {
+            if (settled) {
+                return false;
+            }
+            settled = true;
+            if (handler != null) {
+                handler.interrupt();
+                handler = null;
+            }
+            return true;
+        }
+
+        /** Interrupts the handler if it is still running (shutdown); the worker still records the outcome. */
+        synchronized void interruptHandler() {
+            if (!settled && handler != null) {
+                handler.interrupt();
+            }
         }
     }
 }
