@@ -292,8 +292,9 @@ public final class ListenerContainer {
     /** Retries or buries a failed job; returns what became of it, or null when it is left for stop() to hand back. */
     private DelayQueueObserver.Outcome onFailure(Execution execution, Throwable ex) {
         StoredJob job = execution.job;
-        if (!running && Thread.currentThread().isInterrupted()) {
-            // interrupted by stop(), not failed: stop() hands the job back without counting a failure
+        if (execution.interruptedByShutdown()) {
+            // interrupted by stop(), not failed: stop() hands the job back without counting a failure.
+            // Not told by the thread's interrupt flag: InterruptedException clears it.
             logger.info("Queue '" + queue() + "': job '" + job.id() + "' interrupted by shutdown; handing it back");
             return null;
         }
@@ -417,6 +418,7 @@ public final class ListenerContainer {
         private Thread handler;
         private ScheduledFuture<?> timeout;
         private boolean settled;
+        private boolean shutdownInterrupt;
 
         Execution(StoredJob job) {
             this.job = job;
@@ -465,11 +467,19 @@ public final class ListenerContainer {
             return true;
         }
 
-        /** Interrupts the handler if it is still running (shutdown); the worker still records the outcome. */
+        /**
+         * Interrupts the handler if it is still running (shutdown). The worker still records the
+         * outcome: an ack if the handler returns, nothing if it throws (the job is handed back).
+         */
         synchronized void interruptHandler() {
             if (!settled && handler != null) {
+                shutdownInterrupt = true;
                 handler.interrupt();
             }
+        }
+
+        synchronized boolean interruptedByShutdown() {
+            return shutdownInterrupt;
         }
     }
 }
