@@ -58,7 +58,7 @@ class ConsumerKillTest {
             for (int from = 0; from < JOBS; from += 500) {
                 List<PublishRequest> batch = new ArrayList<>();
                 for (int i = from; i < from + 500; i++) {
-                    batch.add(PublishRequest.of(new Work(i, 10)).delay(Duration.ofMillis(random.nextInt(4000))).key("job-" + i));
+                    batch.add(PublishRequest.of(Work.of(i, 10)).delay(Duration.ofMillis(random.nextInt(4000))).key("job-" + i));
                 }
                 published.addAll(publisher.publishAll(QUEUE, batch));
             }

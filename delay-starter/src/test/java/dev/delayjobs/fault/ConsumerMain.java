@@ -26,9 +26,9 @@ import dev.delayjobs.autoconfigure.DelayAutoConfiguration;
  * starter, and one handler on {@code fault.queue} that appends one line per handled job to
  * {@code fault.log} ({@link HandledLog}). Fault tests kill it, terminate it and start it again.
  *
- * <p>{@code fault.mode=work} (the default) sleeps {@link Work#workMs()} and then writes the line;
- * {@code fault.mode=halt} writes a line as the handler starts and kills its own JVM at once
- * ({@code Runtime.halt}): a job that takes its consumer down every time.
+ * <p>The handler sleeps for the job's {@link Work} time, then writes the line. A job whose id
+ * starts with {@code fault.halt-on} (when set) is a poison job: the handler writes its line as it
+ * starts and kills its own JVM at once ({@code Runtime.halt}), on every delivery.
  *
  * <p>Only the auto-configurations a consumer needs are imported: with all of those on the test
  * class path (web, actuator, ...), a JVM took several times longer to start on the 2-core CI machine.
@@ -38,8 +38,15 @@ import dev.delayjobs.autoconfigure.DelayAutoConfiguration;
         RedissonAutoConfigurationV4.class, DelayAutoConfiguration.class })
 public class ConsumerMain {
 
-    /** The payload: a job number and how long handling it takes. */
-    public record Work(int n, long workMs) {
+    /**
+     * The payload: a job number and how long handling it takes, on its first delivery and on any
+     * later one (a job that is slow the first time, and quick once handed to another consumer).
+     */
+    public record Work(int n, long firstWorkMs, long laterWorkMs) {
+
+        static Work of(int n, long workMs) {
+            return new Work(n, workMs, workMs);
+        }
     }
 
     public static void main(String[] args) {
@@ -49,7 +56,7 @@ public class ConsumerMain {
     @Bean
     Handler faultHandler(Environment environment) {
         return new Handler(HandledLog.appender(Path.of(environment.getRequiredProperty("fault.log"))),
-                environment.getProperty("fault.mode", "work"));
+                environment.getProperty("fault.halt-on", ""));
     }
 
     /** Tells the test that the consumer runs: its containers have started. */
@@ -67,22 +74,23 @@ public class ConsumerMain {
     static final class Handler {
 
         private final HandledLog.Appender log;
-        private final boolean halt;
+        private final String haltOn;
 
-        Handler(HandledLog.Appender log, String mode) {
+        Handler(HandledLog.Appender log, String haltOn) {
             this.log = log;
-            this.halt = mode.equals("halt");
+            this.haltOn = haltOn;
         }
 
         @DelayedHandler(queue = "${fault.queue}", concurrency = "${fault.concurrency:4}")
         void handle(DelayedJob<Work> job) throws InterruptedException {
             long startedAt = System.currentTimeMillis();
-            if (halt) {
+            if (!haltOn.isEmpty() && job.id().startsWith(haltOn)) {
                 log.append(job, startedAt, startedAt);
                 Runtime.getRuntime().halt(137);
             }
-            if (job.payload().workMs() > 0) {
-                Thread.sleep(job.payload().workMs());
+            long workMs = job.attempt() == 1 ? job.payload().firstWorkMs() : job.payload().laterWorkMs();
+            if (workMs > 0) {
+                Thread.sleep(workMs);
             }
             log.append(job, startedAt, System.currentTimeMillis());
         }
