@@ -207,9 +207,10 @@ public final class ListenerContainer {
             try {
                 payload = codec.read(job.payload(), endpoint.payloadType());
             }
-            catch (JacksonException ex) {
-                String error = truncate("payload cannot be read as " + endpoint.payloadType().toCanonical() + ": "
-                        + ex.getOriginalMessage());
+            catch (RuntimeException ex) {
+                // a JacksonException, or whatever a custom deserializer throws: reading again would fail again
+                String reason = ex instanceof JacksonException jackson ? jackson.getOriginalMessage() : ex.toString();
+                String error = truncate("payload cannot be read as " + endpoint.payloadType().toCanonical() + ": " + reason);
                 logger.error("Queue '" + queue() + "': job '" + job.id() + "' moves to the dead set: " + error);
                 complete(execution, () -> store.bury(queue(), watchdog.instanceId(), job, error));
                 observer.finished(queue(), DelayQueueObserver.Outcome.DEAD, Duration.ofNanos(System.nanoTime() - started));
