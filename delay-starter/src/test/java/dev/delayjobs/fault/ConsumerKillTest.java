@@ -67,8 +67,8 @@ class ConsumerKillTest {
             // kill the victim once it is well into its share, with all its workers busy
             await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(10))
                     .until(() -> HandledLog.read(List.of(victim.log())).size() >= 800);
-            long killedAt = System.currentTimeMillis();
             victim.kill();
+            long killedAt = System.currentTimeMillis(); // the victim is dead: none of its lines is later
             int handledByVictim = HandledLog.read(List.of(victim.log())).size();
 
             List<Path> logs = List.of(victim.log(), survivor.log());

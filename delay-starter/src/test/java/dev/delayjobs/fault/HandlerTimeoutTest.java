@@ -49,7 +49,7 @@ class HandlerTimeoutTest {
 
         /** One worker: another job can only run if the timeout gave the worker back. */
         @DelayedHandler(queue = "hangs-once", concurrency = "1", maxAttempts = "3", backoffInitial = "100ms",
-                handlerTimeout = "2s")
+                handlerTimeout = "3s")
         void hangsOnce(DelayedJob<String> job) throws InterruptedException {
             hangsOnce.record(job.id(), job.dueAt(), job.attempt(), job.payload());
             if (!job.id().equals("stuck")) {
@@ -126,7 +126,7 @@ class HandlerTimeoutTest {
         JobInfo running = publisher.find("hangs-once", "stuck").orElseThrow();
         assertThat(running.state()).isEqualTo(JobState.RUNNING);
         assertThat(running.attempts()).isEqualTo(2);
-        assertThat(running.lastError()).isEqualTo("handler timed out after PT2S");
+        assertThat(running.lastError()).isEqualTo("handler timed out after PT3S");
 
         // the abandoned call returns normally now: it must not acknowledge the job of attempt 2
         handlers.releaseFirstCall.countDown();
@@ -137,7 +137,7 @@ class HandlerTimeoutTest {
         handlers.releaseSecondCall.countDown();
         await().atMost(Duration.ofSeconds(5)).until(() -> publisher.find("hangs-once", "stuck").isEmpty());
         assertThat(handlers.hangsOnce.count("stuck")).isEqualTo(2);
-        FaultReport.record("handler that ignores its 2 s timeout",
+        FaultReport.record("handler that ignores its 3 s timeout",
                 "attempt 1 interrupted and abandoned; worker freed (another job ran on the only worker); attempt 2 started "
                         + retriedAfterMs + " ms after attempt 1 began; the abandoned call's late return did not ack");
     }
