@@ -46,4 +46,13 @@ public @interface DelayedHandler {
 
     /** Whether the handler starts consuming with the application context ({@code "true"} by default). */
     String autoStartup() default "";
+
+    /**
+     * Longest time one call of the method may run, as a duration ({@code "30s"}). When it is
+     * exceeded, the thread running the method is interrupted, the worker is freed for other jobs,
+     * and the attempt counts as failed with the error {@code handler timed out after <timeout>}:
+     * the job is retried, or goes to the dead set after its last attempt. Whatever the method does
+     * after that is ignored; it cannot acknowledge the job any more. No limit by default.
+     */
+    String handlerTimeout() default "";
 }

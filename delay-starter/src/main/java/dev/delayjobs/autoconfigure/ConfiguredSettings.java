@@ -26,7 +26,8 @@ final class ConfiguredSettings implements QueueSettings.Source {
         DelayProperties.Consumer consumer = properties.getConsumer();
         DelayProperties.Backoff backoff = consumer.getBackoff();
         this.defaults = build("delay.consumer", consumer.getConcurrency(), consumer.getMaxAttempts(), backoff.getInitial(),
-                backoff.getMultiplier(), backoff.getMax(), backoff.getJitter(), consumer.isAutoStartup());
+                backoff.getMultiplier(), backoff.getMax(), backoff.getJitter(), consumer.isAutoStartup(),
+                consumer.getHandlerTimeout());
         properties.getQueues().keySet().forEach(this::forQueue);
     }
 
@@ -47,7 +48,8 @@ final class ConfiguredSettings implements QueueSettings.Source {
         QueueSettings.ExponentialBackoff d = defaults.backoff();
         return build(name, or(o.getConcurrency(), defaults.concurrency()), or(o.getMaxAttempts(), defaults.maxAttempts()),
                 or(b.getInitial(), d.initial()), or(b.getMultiplier(), d.multiplier()), or(b.getMax(), d.max()),
-                or(b.getJitter(), d.jitter()), or(o.getAutoStartup(), defaults.autoStartup()));
+                or(b.getJitter(), d.jitter()), or(o.getAutoStartup(), defaults.autoStartup()),
+                or(o.getHandlerTimeout(), defaults.handlerTimeout()));
     }
 
     WatchdogSettings watchdog() {
@@ -118,10 +120,10 @@ final class ConfiguredSettings implements QueueSettings.Source {
     }
 
     private static QueueSettings build(String name, int concurrency, int maxAttempts, Duration initial, double multiplier,
-            Duration max, double jitter, boolean autoStartup) {
+            Duration max, double jitter, boolean autoStartup, Duration handlerTimeout) {
         try {
             return new QueueSettings(concurrency, maxAttempts,
-                    new QueueSettings.ExponentialBackoff(initial, multiplier, max, jitter), autoStartup);
+                    new QueueSettings.ExponentialBackoff(initial, multiplier, max, jitter), autoStartup, handlerTimeout);
         }
         catch (QueueSettings.InvalidSettingException ex) {
             throw new InvalidConfigurationPropertyValueException(name + "." + ex.setting(), ex.value(), ex.reason());

@@ -259,6 +259,13 @@ public class DelayProperties {
         private boolean autoStartup = true;
 
         /**
+         * Longest time one handler call may run. When it is exceeded, the handler thread is
+         * interrupted, its worker is freed, and the attempt counts as failed (retried, or dead after
+         * the last attempt). Unset means no limit.
+         */
+        private Duration handlerTimeout;
+
+        /**
          * Delays between attempts of a failed job.
          */
         private final Backoff backoff = new Backoff();
@@ -285,6 +292,14 @@ public class DelayProperties {
 
         public void setAutoStartup(boolean autoStartup) {
             this.autoStartup = autoStartup;
+        }
+
+        public Duration getHandlerTimeout() {
+            return handlerTimeout;
+        }
+
+        public void setHandlerTimeout(Duration handlerTimeout) {
+            this.handlerTimeout = handlerTimeout;
         }
 
         public Backoff getBackoff() {
@@ -368,6 +383,12 @@ public class DelayProperties {
         private Boolean autoStartup;
 
         /**
+         * Longest time one handler call of this queue may run before it is interrupted and counted
+         * as a failed attempt.
+         */
+        private Duration handlerTimeout;
+
+        /**
          * Retry delays of this queue.
          */
         private final BackoffOverrides backoff = new BackoffOverrides();
@@ -394,6 +415,14 @@ public class DelayProperties {
 
         public void setAutoStartup(Boolean autoStartup) {
             this.autoStartup = autoStartup;
+        }
+
+        public Duration getHandlerTimeout() {
+            return handlerTimeout;
+        }
+
+        public void setHandlerTimeout(Duration handlerTimeout) {
+            this.handlerTimeout = handlerTimeout;
         }
 
         public BackoffOverrides getBackoff() {

@@ -106,6 +106,8 @@ public final class DelayedHandlerAnnotationBeanPostProcessor
                     QueueSettings::withMaxAttempts);
             settings = apply(settings, "autoStartup", f.annotation.autoStartup(), this::parseBoolean,
                     QueueSettings::withAutoStartup);
+            settings = apply(settings, "handlerTimeout", f.annotation.handlerTimeout(), DurationStyle::detectAndParse,
+                    QueueSettings::withHandlerTimeout);
             QueueSettings.ExponentialBackoff b = settings.backoff();
             b = new QueueSettings.ExponentialBackoff(
                     orElse("backoffInitial", f.annotation.backoffInitial(), DurationStyle::detectAndParse, b.initial()),

@@ -2,12 +2,13 @@ package dev.delayjobs.listener;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Set;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -33,6 +34,10 @@ import tools.jackson.core.JacksonException;
  * <p>A claim or an outcome whose reply is lost (a timeout, a dropped connection) leaves jobs
  * held by this live instance that no worker handles: the next claim first hands those back.
  *
+ * <p>With a handler timeout, a call that runs longer is interrupted and counted as a failed
+ * attempt at once, and its worker is freed: a thread that ignores the interrupt is abandoned (it
+ * no longer counts against the concurrency), and nothing it does later is recorded.
+ *
  * <p>Stopping stops claiming, waits for running handlers up to the shutdown timeout, interrupts
  * those still running, and hands every job still held back to ready at once.
  */
@@ -52,11 +57,17 @@ public final class ListenerContainer {
     private final Object lifecycle = new Object();
     private volatile boolean running;
     private Thread claimer;
-    private ExecutorService workers;
+    /**
+     * Runs handlers. It grows past {@code concurrency} threads only by threads abandoned after a
+     * handler timeout: {@link #freeWorkers} bounds the jobs handled at once.
+     */
+    private ThreadPoolExecutor workers;
+    /** Fires handler timeouts; null without a handler timeout. */
+    private ScheduledThreadPoolExecutor timeouts;
     private Semaphore freeWorkers;
     private AckBatcher acks;
-    /** Ids this instance is handling; anything else in its active list is held by mistake. */
-    private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
+    /** Jobs this instance is handling (or whose ack is pending), by id; anything else in its active list is held by mistake. */
+    private final Map<String, Execution> inFlight = new ConcurrentHashMap<>();
     /** Set when a claim or an outcome may have reached Redis without this instance knowing. */
     private volatile boolean heldUnknown;
 
@@ -91,13 +102,18 @@ public final class ListenerContainer {
             watchdog.watch(queue(), settings.maxAttempts(), settings.concurrency());
             observer.consuming(queue());
             freeWorkers = new Semaphore(settings.concurrency());
-            acks = new AckBatcher(queue(), store, watchdog.instanceId(), job -> inFlight.remove(job.id()), lost -> {
-                lost.forEach(job -> inFlight.remove(job.id()));
+            acks = new AckBatcher(queue(), store, watchdog.instanceId(), this::settled, lost -> {
+                lost.forEach(this::settled);
                 heldUnknown = true;
             });
             AtomicInteger count = new AtomicInteger();
-            workers = new ThreadPoolExecutor(settings.concurrency(), settings.concurrency(), 0, TimeUnit.MILLISECONDS,
-                    new LinkedBlockingQueue<>(), task -> new Thread(task, "delay-" + queue() + "-" + count.incrementAndGet()));
+            workers = new ThreadPoolExecutor(settings.concurrency(), Integer.MAX_VALUE, 60, TimeUnit.SECONDS,
+                    new SynchronousQueue<>(), task -> daemon(task, "delay-" + queue() + "-" + count.incrementAndGet()));
+            timeouts = null;
+            if (settings.handlerTimeout() != null) {
+                timeouts = new ScheduledThreadPoolExecutor(1, task -> daemon(task, "delay-" + queue() + "-timeout"));
+                timeouts.setRemoveOnCancelPolicy(true);
+            }
             running = true;
             claimer = new Thread(this::claimLoop, "delay-" + queue() + "-claimer");
             claimer.start();
@@ -112,13 +128,12 @@ public final class ListenerContainer {
             running = false;
             claimer.interrupt();
             join(claimer, AWAIT_READY.plusSeconds(5));
-            workers.shutdown();
-            boolean finished = awaitTermination(workers, shutdownTimeout);
+            boolean finished = awaitHandlers(shutdownTimeout);
             if (!finished) {
                 logger.warn("Queue '" + queue() + "': handlers still running after " + shutdownTimeout
                         + "; interrupting them and handing their jobs back");
-                workers.shutdownNow();
-                finished = awaitTermination(workers, Duration.ofSeconds(5));
+                inFlight.values().forEach(Execution::interruptHandler);
+                finished = awaitHandlers(Duration.ofSeconds(5));
             }
             acks.stop(Duration.ofSeconds(10));
             try {
@@ -130,13 +145,17 @@ public final class ListenerContainer {
                     // once; they stay held, and other instances recover them when the lease expires
                     logger.warn("Queue '" + queue() + "': " + inFlight.size() + " handler(s) ignored the interrupt; "
                             + "their jobs are recovered by other instances when the heartbeat lease expires");
-                    store.releaseAllBut(queue(), watchdog.instanceId(), List.copyOf(inFlight));
+                    store.releaseAllBut(queue(), watchdog.instanceId(), List.copyOf(inFlight.keySet()));
                 }
             }
             catch (RuntimeException ex) {
                 logger.warn("Queue '" + queue() + "': could not hand jobs back at shutdown; other instances recover "
                         + "them when the heartbeat lease expires: " + ex.getMessage());
             }
+            if (timeouts != null) {
+                timeouts.shutdownNow();
+            }
+            workers.shutdownNow();
             watchdog.unwatch(queue());
         }
     }
@@ -156,7 +175,7 @@ public final class ListenerContainer {
             try {
                 if (heldUnknown) {
                     heldUnknown = false;
-                    store.releaseAllBut(queue(), watchdog.instanceId(), List.copyOf(inFlight));
+                    store.releaseAllBut(queue(), watchdog.instanceId(), List.copyOf(inFlight.keySet()));
                 }
                 claim = store.claim(queue(), watchdog.instanceId(), wanted, lease);
             }
@@ -174,8 +193,9 @@ public final class ListenerContainer {
             freeWorkers.release(wanted - jobs.size());
             try {
                 for (StoredJob job : jobs) {
-                    inFlight.add(job.id());
-                    workers.execute(() -> handle(job, claim.serverNow(), claimedAt));
+                    Execution execution = new Execution(job);
+                    inFlight.put(job.id(), execution);
+                    workers.execute(() -> handle(execution, claim.serverNow(), claimedAt));
                 }
             }
             catch (RejectedExecutionException ex) {
@@ -202,70 +222,140 @@ public final class ListenerContainer {
      * Runs one job. Lateness is measured on the Redis clock (the due time's clock): the server time
      * of the claim plus the time the job then waited here.
      */
-    private void handle(StoredJob job, long claimServerNow, long claimedAt) {
+    private void handle(Execution execution, long claimServerNow, long claimedAt) {
+        StoredJob job = execution.job;
         long started = System.nanoTime();
-        boolean ackQueued = false;
         observer.started(queue(), Duration.ofMillis(Math.max(0, claimServerNow - job.dueAt()))
                 .plusNanos(started - claimedAt));
+        boolean ownsWorker = true;
+        boolean ackQueued = false;
         try {
             Object payload;
             try {
                 payload = codec.read(job.payload(), endpoint.payloadType());
             }
             catch (RuntimeException ex) {
-                // JacksonException, or whatever a custom deserializer throws: no retry can fix it
+                // a JacksonException, or whatever a custom deserializer throws: reading again would fail again
                 String reason = ex instanceof JacksonException jackson ? jackson.getOriginalMessage() : ex.toString();
                 String error = truncate("payload cannot be read as " + endpoint.payloadType().toCanonical() + ": " + reason);
                 logger.error("Queue '" + queue() + "': job '" + job.id() + "' moves to the dead set: " + error);
-                complete(job, () -> store.bury(queue(), watchdog.instanceId(), job, error));
+                complete(execution, () -> store.bury(queue(), watchdog.instanceId(), job, error));
                 observer.finished(queue(), DelayQueueObserver.Outcome.DEAD, Duration.ofNanos(System.nanoTime() - started));
                 return;
             }
+            Duration timeout = endpoint.settings().handlerTimeout();
+            execution.handlerStarted(Thread.currentThread());
+            if (timeout != null) {
+                try {
+                    execution.timeout(timeouts.schedule(() -> timedOut(execution, started), timeout.toNanos(),
+                            TimeUnit.NANOSECONDS));
+                }
+                catch (RejectedExecutionException stopped) {
+                    // stop() is past waiting for handlers: it interrupts and hands back what is left
+                }
+            }
+            Throwable failure = null;
             try {
                 endpoint.invoke(job, payload);
             }
             catch (Throwable ex) {
-                DelayQueueObserver.Outcome outcome = onFailure(job, ex);
+                failure = ex;
+            }
+            if (!execution.settle()) {
+                // the timeout won: it counted the attempt as failed and freed the worker
+                ownsWorker = false;
+                Thread.interrupted(); // its interrupt was meant for this call only
+                logger.warn("Queue '" + queue() + "': the handler of job '" + job.id() + "' returned after its "
+                        + "timeout; what it did is not recorded (the attempt already counts as failed)");
+                return;
+            }
+            if (failure != null) {
+                DelayQueueObserver.Outcome outcome = onFailure(execution, failure);
                 if (outcome != null) {
                     observer.finished(queue(), outcome, Duration.ofNanos(System.nanoTime() - started));
                 }
                 return;
             }
-            // the id leaves inFlight once the ack is recorded; acks of several workers share a call
+            // the job stays in flight until the acker recorded its ack; acks of several workers share a call
             acks.add(job);
             ackQueued = true;
             observer.finished(queue(), DelayQueueObserver.Outcome.COMPLETED, Duration.ofNanos(System.nanoTime() - started));
         }
         finally {
-            if (!ackQueued) {
-                inFlight.remove(job.id());
+            if (ownsWorker) {
+                if (!ackQueued) {
+                    inFlight.remove(job.id(), execution);
+                }
+                freeWorkers.release();
             }
-            freeWorkers.release();
+        }
+    }
+
+    /** The ack of {@code job} was recorded, or given up: it leaves the in-flight set (not a newer claim of its id). */
+    private void settled(StoredJob job) {
+        inFlight.computeIfPresent(job.id(), (id, execution) -> execution.job == job ? null : execution);
+    }
+
+    /**
+     * The handler of {@code execution} ran past its timeout: interrupts it, and records the failed
+     * attempt on a fresh worker thread, since the handler's own thread may never come back.
+     */
+    private void timedOut(Execution execution, long started) {
+        if (!execution.expire()) {
+            return;
+        }
+        StoredJob job = execution.job;
+        String error = "handler timed out after " + endpoint.settings().handlerTimeout();
+        logger.warn("Queue '" + queue() + "': job '" + job.id() + "': " + error + "; interrupting it and freeing its worker");
+        Runnable record = () -> {
+            try {
+                DelayQueueObserver.Outcome outcome = fail(execution, error, false);
+                observer.finished(queue(), outcome, Duration.ofNanos(System.nanoTime() - started));
+            }
+            finally {
+                inFlight.remove(job.id(), execution);
+                freeWorkers.release();
+            }
+        };
+        try {
+            workers.execute(record);
+        }
+        catch (RejectedExecutionException stopped) {
+            // stop() has already handed the job back
+            inFlight.remove(job.id(), execution);
         }
     }
 
     /** Retries or buries a failed job; returns what became of it, or null when it is left for stop() to hand back. */
-    private DelayQueueObserver.Outcome onFailure(StoredJob job, Throwable ex) {
-        if (!running && Thread.currentThread().isInterrupted()) {
-            // interrupted by stop(), not failed: stop() hands the job back without counting a failure
+    private DelayQueueObserver.Outcome onFailure(Execution execution, Throwable ex) {
+        StoredJob job = execution.job;
+        if (execution.interruptedByShutdown()) {
+            // interrupted by stop(), not failed: stop() hands the job back without counting a failure.
+            // Not told by the thread's interrupt flag: InterruptedException clears it.
             logger.info("Queue '" + queue() + "': job '" + job.id() + "' interrupted by shutdown; handing it back");
             return null;
         }
         if (ex instanceof Error && !(ex instanceof AssertionError)) {
             logger.error("Queue '" + queue() + "': handler threw " + ex + " on job '" + job.id() + "'", ex);
         }
-        String error = truncate(ex.getClass().getName() + ": " + ex.getMessage());
+        return fail(execution, truncate(ex.getClass().getName() + ": " + ex.getMessage()),
+                ex instanceof NonRetryableJobException);
+    }
+
+    /** Records a failed attempt: a retry after the backoff, or the dead set after the last attempt. */
+    private DelayQueueObserver.Outcome fail(Execution execution, String error, boolean nonRetryable) {
+        StoredJob job = execution.job;
         int maxAttempts = endpoint.settings().maxAttempts();
-        if (ex instanceof NonRetryableJobException || job.attempts() >= maxAttempts) {
+        if (nonRetryable || job.attempts() >= maxAttempts) {
             logger.warn("Queue '" + queue() + "': job '" + job.id() + "' failed attempt " + job.attempts() + " of "
                     + maxAttempts + "; moving it to the dead set: " + error);
-            complete(job, () -> store.bury(queue(), watchdog.instanceId(), job, error));
+            complete(execution, () -> store.bury(queue(), watchdog.instanceId(), job, error));
             return DelayQueueObserver.Outcome.DEAD;
         }
         Duration backoff = endpoint.settings().backoff().delayAfter(job.attempts(), ThreadLocalRandom.current().nextDouble());
         logger.info("Queue '" + queue() + "': job '" + job.id() + "' failed attempt " + job.attempts() + " of " + maxAttempts
                 + "; retrying in " + backoff.toMillis() + " ms: " + error);
-        complete(job, () -> store.retry(queue(), watchdog.instanceId(), job, error, backoff));
+        complete(execution, () -> store.retry(queue(), watchdog.instanceId(), job, error, backoff));
         return DelayQueueObserver.Outcome.RETRIED;
     }
 
@@ -275,7 +365,8 @@ public final class ListenerContainer {
      * (the handler is done; only the outcome is left to store). Gives up after a minute, or a few
      * seconds when stopping; the job is then handed back and delivered again.
      */
-    private void complete(StoredJob job, Runnable outcome) {
+    private void complete(Execution execution, Runnable outcome) {
+        StoredJob job = execution.job;
         boolean interrupted = false;
         long waitMs = 50;
         long started = System.nanoTime();
@@ -291,7 +382,7 @@ public final class ListenerContainer {
                     if (System.nanoTime() - started > TimeUnit.SECONDS.toNanos(limit)) {
                         logger.error("Queue '" + queue() + "': could not record the outcome of job '" + job.id()
                                 + "'; it will be handed back and delivered again: " + ex.getMessage());
-                        inFlight.remove(job.id());
+                        inFlight.remove(job.id(), execution);
                         heldUnknown = true;
                         return;
                     }
@@ -330,13 +421,102 @@ public final class ListenerContainer {
         }
     }
 
-    private static boolean awaitTermination(ExecutorService executor, Duration timeout) {
-        try {
-            return executor.awaitTermination(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    /** Waits until no job is being handled here; returns false if some still are after {@code timeout}. */
+    private boolean awaitHandlers(Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!inFlight.isEmpty()) {
+            if (System.nanoTime() - deadline >= 0) {
+                return false;
+            }
+            try {
+                Thread.sleep(10);
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                return inFlight.isEmpty();
+            }
         }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            return false;
+        return true;
+    }
+
+    private static Thread daemon(Runnable task, String name) {
+        Thread thread = new Thread(task, name);
+        thread.setDaemon(true);
+        return thread;
+    }
+
+    /**
+     * One claimed job handed to a worker. Its outcome is recorded once: by the worker when the
+     * handler returns or throws, or by the handler timeout, whichever settles it first.
+     */
+    private static final class Execution {
+
+        final StoredJob job;
+        private Thread handler;
+        private ScheduledFuture<?> timeout;
+        private boolean settled;
+        private boolean shutdownInterrupt;
+
+        Execution(StoredJob job) {
+            this.job = job;
+        }
+
+        synchronized void handlerStarted(Thread thread) {
+            handler = thread;
+        }
+
+        synchronized void timeout(ScheduledFuture<?> future) {
+            if (settled) {
+                future.cancel(false);
+            }
+            else {
+                timeout = future;
+            }
+        }
+
+        /** Called by the worker when the handler is done; false if the timeout settled the job first. */
+        synchronized boolean settle() {
+            if (settled) {
+                return false;
+            }
+            settled = true;
+            handler = null;
+            if (timeout != null) {
+                timeout.cancel(false);
+            }
+            return true;
+        }
+
+        /**
+         * Called when the timeout fires: settles the job and interrupts the handler, unless the
+         * worker settled it first. Under the same lock as {@link #settle()}, so the interrupt
+         * reaches the handler's thread before that thread can move on to another job.
+         */
+        synchronized boolean expire() {
+            if (settled) {
+                return false;
+            }
+            settled = true;
+            if (handler != null) {
+                handler.interrupt();
+                handler = null;
+            }
+            return true;
+        }
+
+        /**
+         * Interrupts the handler if it is still running (shutdown). The worker still records the
+         * outcome: an ack if the handler returns, nothing if it throws (the job is handed back).
+         */
+        synchronized void interruptHandler() {
+            if (!settled && handler != null) {
+                shutdownInterrupt = true;
+                handler.interrupt();
+            }
+        }
+
+        synchronized boolean interruptedByShutdown() {
+            return shutdownInterrupt;
         }
     }
 }

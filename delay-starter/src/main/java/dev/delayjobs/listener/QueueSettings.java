@@ -10,8 +10,11 @@ import java.time.Duration;
  * @param maxAttempts deliveries before a job goes dead
  * @param backoff delay between attempts
  * @param autoStartup whether the container starts with the context
+ * @param handlerTimeout how long one handler call may run before it is interrupted and counted as a
+ *        failed attempt; {@code null} for no limit
  */
-public record QueueSettings(int concurrency, int maxAttempts, ExponentialBackoff backoff, boolean autoStartup) {
+public record QueueSettings(int concurrency, int maxAttempts, ExponentialBackoff backoff, boolean autoStartup,
+        Duration handlerTimeout) {
 
     public QueueSettings {
         if (concurrency < 1) {
@@ -19,6 +22,9 @@ public record QueueSettings(int concurrency, int maxAttempts, ExponentialBackoff
         }
         if (maxAttempts < 1) {
             throw new InvalidSettingException("max-attempts", maxAttempts, "must be at least 1");
+        }
+        if (handlerTimeout != null && (handlerTimeout.isZero() || handlerTimeout.isNegative())) {
+            throw new InvalidSettingException("handler-timeout", handlerTimeout, "must be positive (leave it unset for no limit)");
         }
     }
 
@@ -51,19 +57,23 @@ public record QueueSettings(int concurrency, int maxAttempts, ExponentialBackoff
     }
 
     QueueSettings withConcurrency(int value) {
-        return new QueueSettings(value, maxAttempts, backoff, autoStartup);
+        return new QueueSettings(value, maxAttempts, backoff, autoStartup, handlerTimeout);
     }
 
     QueueSettings withMaxAttempts(int value) {
-        return new QueueSettings(concurrency, value, backoff, autoStartup);
+        return new QueueSettings(concurrency, value, backoff, autoStartup, handlerTimeout);
     }
 
     QueueSettings withBackoff(ExponentialBackoff value) {
-        return new QueueSettings(concurrency, maxAttempts, value, autoStartup);
+        return new QueueSettings(concurrency, maxAttempts, value, autoStartup, handlerTimeout);
     }
 
     QueueSettings withAutoStartup(boolean value) {
-        return new QueueSettings(concurrency, maxAttempts, backoff, value);
+        return new QueueSettings(concurrency, maxAttempts, backoff, value, handlerTimeout);
+    }
+
+    QueueSettings withHandlerTimeout(Duration value) {
+        return new QueueSettings(concurrency, maxAttempts, backoff, autoStartup, value);
     }
 
     /** Where the configured settings of a queue come from (the {@code delay.*} properties). */

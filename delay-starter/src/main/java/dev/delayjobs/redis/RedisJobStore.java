@@ -392,8 +392,24 @@ public final class RedisJobStore {
         }
         catch (RedisException ex) {
             String what = queue == null ? action : action + " queue '" + queue + "'";
-            throw new DelayQueueException("Redis could not " + what + ": " + ex.getMessage(), ex);
+            throw new DelayQueueException("Redis could not " + what + ": " + describe(ex), ex);
         }
+    }
+
+    /**
+     * The message of a Redisson failure and of its root cause: when the connection is gone,
+     * Redisson says only "Unexpected exception while processing command", and the cause says why.
+     */
+    private static String describe(RedisException ex) {
+        Throwable root = ex;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        String message = String.valueOf(ex.getMessage());
+        if (root == ex || root.getMessage() == null || message.contains(root.getMessage())) {
+            return message;
+        }
+        return message + " (" + root.getClass().getSimpleName() + ": " + root.getMessage() + ")";
     }
 
     private static long asLong(Object value) {

@@ -168,6 +168,9 @@ class ObservabilityTest {
         assertThat(http.get("/actuator/delayqueues/orders?size=0").status()).isEqualTo(400);
         assertThat(http.post("/actuator/delayqueues/orders/explode", "{}").status()).isEqualTo(400);
         assertThat(http.post("/actuator/delayqueues/orders/cancel", "{}").status()).isEqualTo(400);
+        assertThat(http.post("/actuator/delayqueues/orders/cancel", "{\"id\":\"" + "x".repeat(300) + "\"}").status())
+                .as("an id no publish accepts").isEqualTo(400);
+        assertThat(http.post("/actuator/delayqueues/orders/requeue-dead", "{\"id\":\"  \"}").status()).isEqualTo(400);
     }
 
     @Test

@@ -253,6 +253,16 @@ class DelayAutoConfigurationTest {
     }
 
     @Test
+    void zeroDefaultHandlerTimeoutFailsStartup() {
+        assertInvalidProperty("delay.consumer.handler-timeout", "delay.consumer.handler-timeout=0s");
+    }
+
+    @Test
+    void negativeQueueHandlerTimeoutFailsStartup() {
+        assertInvalidProperty("delay.queues.q.handler-timeout", "delay.queues.q.handler-timeout=-5s");
+    }
+
+    @Test
     void zeroMaxPayloadSizeFailsStartup() {
         assertInvalidProperty("delay.max-payload-size", "delay.max-payload-size=0B");
     }

@@ -197,6 +197,33 @@ class HandlerValidationTest {
                 "bean 'backoffNotADuration'", "BackoffNotADuration.handle(Ping)", "backoffInitial = 'soon' cannot be read"));
     }
 
+    static class TimeoutNotADuration {
+
+        @DelayedHandler(queue = "timeout-typo", handlerTimeout = "a while")
+        void handle(Ping ping) {
+        }
+    }
+
+    @Test
+    void handlerTimeoutThatIsNotADurationFailsStartup() {
+        runner.withBean("timeoutNotADuration", TimeoutNotADuration.class).run(context -> assertFailure(context,
+                "bean 'timeoutNotADuration'", "TimeoutNotADuration.handle(Ping)", "handlerTimeout = 'a while' cannot be read"));
+    }
+
+    static class NegativeTimeout {
+
+        @DelayedHandler(queue = "timeout-negative", handlerTimeout = "-1s")
+        void handle(Ping ping) {
+        }
+    }
+
+    @Test
+    void handlerTimeoutThatIsNotPositiveFailsStartup() {
+        runner.withBean("negativeTimeout", NegativeTimeout.class).run(context -> assertFailure(context,
+                "@DelayedHandler(queue = \"timeout-negative\")", "NegativeTimeout.handle(Ping)",
+                "handler-timeout must be positive"));
+    }
+
     // --- resolution ---------------------------------------------------------------------------
 
     static class Resolved {
@@ -234,7 +261,7 @@ class HandlerValidationTest {
 
     static class AnnotationAndProperties {
 
-        @DelayedHandler(queue = "both-q", maxAttempts = "2")
+        @DelayedHandler(queue = "both-q", maxAttempts = "2", handlerTimeout = "${x.timeout:3s}")
         void handle(Ping ping) {
         }
     }
@@ -245,16 +272,19 @@ class HandlerValidationTest {
                 .withBean(AnnotationAndProperties.class)
                 .withPropertyValues("delay.queues.props-q.max-attempts=7", "delay.queues.props-q.concurrency=2",
                         "delay.queues.both-q.max-attempts=7", "delay.queues.both-q.concurrency=4",
-                        "delay.consumer.max-attempts=9")
+                        "delay.consumer.max-attempts=9", "delay.queues.props-q.handler-timeout=40s",
+                        "delay.queues.both-q.handler-timeout=50s", "delay.consumer.handler-timeout=60s")
                 .run(context -> {
                     assertThat(context).hasNotFailed();
                     ListenerContainerRegistry registry = context.getBean(ListenerContainerRegistry.class);
                     QueueSettings fromProperties = registry.getContainer("props-q").orElseThrow().settings();
                     assertThat(fromProperties.maxAttempts()).isEqualTo(7);
                     assertThat(fromProperties.concurrency()).isEqualTo(2);
+                    assertThat(fromProperties.handlerTimeout()).isEqualTo(Duration.ofSeconds(40));
                     QueueSettings both = registry.getContainer("both-q").orElseThrow().settings();
                     assertThat(both.maxAttempts()).as("the annotation wins").isEqualTo(2);
                     assertThat(both.concurrency()).as("the annotation is silent").isEqualTo(4);
+                    assertThat(both.handlerTimeout()).as("the annotation wins").isEqualTo(Duration.ofSeconds(3));
                 });
     }
 
@@ -270,7 +300,12 @@ class HandlerValidationTest {
                     assertThat(settings.maxAttempts()).isEqualTo(9);
                     assertThat(settings.concurrency()).isEqualTo(5);
                     assertThat(settings.backoff().initial()).isEqualTo(Duration.ofSeconds(2));
+                    assertThat(settings.handlerTimeout()).isNull();
                 });
+        runner.withBean(FromProperties.class)
+                .withPropertyValues("delay.consumer.handler-timeout=90s")
+                .run(context -> assertThat(context.getBean(ListenerContainerRegistry.class).getContainer("props-q")
+                        .orElseThrow().settings().handlerTimeout()).isEqualTo(Duration.ofSeconds(90)));
     }
 
     // --- helpers ------------------------------------------------------------------------------

@@ -72,6 +72,40 @@ public final class RedisServerProcess implements AutoCloseable {
         }
     }
 
+    /** The process id of the running server. */
+    public long pid() {
+        if (process == null) {
+            throw new IllegalStateException("redis-server on port " + port + " is not running");
+        }
+        return process.pid();
+    }
+
+    /** Freezes the server (SIGSTOP): connections stay open, nothing is answered until {@link #resume()}. */
+    public void pause() {
+        signal("STOP");
+    }
+
+    /** Lets a paused server run again (SIGCONT). */
+    public void resume() {
+        signal("CONT");
+    }
+
+    private void signal(String name) {
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(pid())).inheritIO().start();
+            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                throw new IllegalStateException("kill -" + name + " " + pid() + " failed");
+            }
+        }
+        catch (IOException ex) {
+            throw new IllegalStateException("cannot send SIG" + name + " to redis-server", ex);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while sending SIG" + name, ex);
+        }
+    }
+
     /** Kills the server at once (SIGKILL): no final save. */
     public void kill() {
         if (process != null) {

@@ -21,6 +21,12 @@ public final class TestApps {
         return run(WebApplicationType.NONE, TestRedis.host(), TestRedis.port(), prefix, sources, properties);
     }
 
+    /** Like {@link #run(String, List, String...)}, on the Redis at {@code host:port} (a server of the test's own). */
+    public static ConfigurableApplicationContext run(String host, int port, String prefix, List<Class<?>> sources,
+            String... properties) {
+        return run(WebApplicationType.NONE, host, port, prefix, sources, properties);
+    }
+
     /** Like {@link #run}, as a web application on a random port ({@code local.server.port}). */
     public static ConfigurableApplicationContext runWeb(String prefix, List<Class<?>> sources, String... properties) {
         return runWeb(TestRedis.host(), TestRedis.port(), prefix, sources, properties);

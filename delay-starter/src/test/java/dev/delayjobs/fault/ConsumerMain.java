@@ -1,0 +1,98 @@
+package dev.delayjobs.fault;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import org.redisson.spring.starter.RedissonAutoConfigurationV4;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
+import org.springframework.boot.autoconfigure.context.PropertyPlaceholderAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.context.event.ApplicationReadyEvent;
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.event.EventListener;
+import org.springframework.core.env.Environment;
+
+import dev.delayjobs.DelayedHandler;
+import dev.delayjobs.DelayedJob;
+import dev.delayjobs.autoconfigure.DelayAutoConfiguration;
+
+/**
+ * A consumer application of its own, run as a separate JVM by {@link ConsumerProcess}: the
+ * starter, and one handler on {@code fault.queue} that appends one line per handled job to
+ * {@code fault.log} ({@link HandledLog}). Fault tests kill it, terminate it and start it again.
+ *
+ * <p>The handler sleeps for the job's {@link Work} time, then writes the line. A job whose id
+ * starts with {@code fault.halt-on} (when set) is a poison job: the handler writes its line as it
+ * starts and kills its own JVM at once ({@code Runtime.halt}), on every delivery.
+ *
+ * <p>Only the auto-configurations a consumer needs are imported: with all of those on the test
+ * class path (web, actuator, ...), a JVM took several times longer to start on the 2-core CI machine.
+ */
+@SpringBootConfiguration
+@ImportAutoConfiguration({ PropertyPlaceholderAutoConfiguration.class, JacksonAutoConfiguration.class,
+        RedissonAutoConfigurationV4.class, DelayAutoConfiguration.class })
+public class ConsumerMain {
+
+    /**
+     * The payload: a job number and how long handling it takes, on its first delivery and on any
+     * later one (a job that is slow the first time, and quick once handed to another consumer).
+     */
+    public record Work(int n, long firstWorkMs, long laterWorkMs) {
+
+        static Work of(int n, long workMs) {
+            return new Work(n, workMs, workMs);
+        }
+    }
+
+    public static void main(String[] args) {
+        new SpringApplicationBuilder(ConsumerMain.class).web(WebApplicationType.NONE).run(args);
+    }
+
+    @Bean
+    Handler faultHandler(Environment environment) {
+        return new Handler(HandledLog.appender(Path.of(environment.getRequiredProperty("fault.log"))),
+                environment.getProperty("fault.halt-on", ""));
+    }
+
+    /** Tells the test that the consumer runs: its containers have started. */
+    @EventListener(ApplicationReadyEvent.class)
+    void ready(ApplicationReadyEvent event) {
+        Path marker = Path.of(event.getApplicationContext().getEnvironment().getRequiredProperty("fault.log") + ".ready");
+        try {
+            Files.writeString(marker, Long.toString(ProcessHandle.current().pid()));
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    static final class Handler {
+
+        private final HandledLog.Appender log;
+        private final String haltOn;
+
+        Handler(HandledLog.Appender log, String haltOn) {
+            this.log = log;
+            this.haltOn = haltOn;
+        }
+
+        @DelayedHandler(queue = "${fault.queue}", concurrency = "${fault.concurrency:4}")
+        void handle(DelayedJob<Work> job) throws InterruptedException {
+            long startedAt = System.currentTimeMillis();
+            if (!haltOn.isEmpty() && job.id().startsWith(haltOn)) {
+                log.append(job, startedAt, startedAt);
+                Runtime.getRuntime().halt(137);
+            }
+            long workMs = job.attempt() == 1 ? job.payload().firstWorkMs() : job.payload().laterWorkMs();
+            if (workMs > 0) {
+                Thread.sleep(workMs);
+            }
+            log.append(job, startedAt, System.currentTimeMillis());
+        }
+    }
+}

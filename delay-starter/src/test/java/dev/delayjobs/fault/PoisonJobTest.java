@@ -1,0 +1,108 @@
+package dev.delayjobs.fault;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import dev.delayjobs.DelayPublisher;
+import dev.delayjobs.JobInfo;
+import dev.delayjobs.JobState;
+import dev.delayjobs.fault.ConsumerMain.Work;
+import dev.delayjobs.fault.HandledLog.Handled;
+import dev.delayjobs.test.RedisServerProcess;
+import dev.delayjobs.test.TestApps;
+import dev.delayjobs.test.TestRedis;
+
+/**
+ * Scenario 5, second half: a job whose handler kills its JVM on every delivery. Consumers keep
+ * being restarted, as a process supervisor would; the job ends in the dead set after
+ * max-attempts deliveries instead of taking consumers down forever, and the queue keeps working.
+ */
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
+class PoisonJobTest {
+
+    private static final String QUEUE = "poisoned";
+    private static final int MAX_ATTEMPTS = 3;
+    /** More starts than the job may cost: reaching it means the job loops. */
+    private static final int MAX_STARTS = 8;
+
+    @Test
+    void jobThatKillsItsConsumerEveryTimeEndsDeadAfterMaxAttempts() {
+        String prefix = TestRedis.uniquePrefix();
+        List<ConsumerProcess> consumers = new ArrayList<>();
+        try (RedisServerProcess redis = RedisServerProcess.start();
+                ConfigurableApplicationContext app = TestApps.run("127.0.0.1", redis.port(), prefix, List.of())) {
+            DelayPublisher publisher = app.getBean(DelayPublisher.class);
+            consumers.add(start(redis, prefix, consumers.size()));
+            consumers.add(start(redis, prefix, consumers.size()));
+            consumers.forEach(c -> c.awaitReady(Duration.ofSeconds(90)));
+            for (int i = 0; i < 20; i++) {
+                publisher.publish(QUEUE, Work.of(i, 0), Duration.ZERO, "before-" + i);
+            }
+            await().atMost(Duration.ofSeconds(20)).until(() -> handledIds(consumers, "before-") == 20);
+
+            long publishedAt = System.currentTimeMillis();
+            publisher.publish(QUEUE, Work.of(-1, 0), Duration.ZERO, "poison-1");
+            // a supervisor: two consumers run at all times; each one that dies is replaced
+            await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(100)).until(() -> {
+                for (int i = 0; i < consumers.size(); i++) {
+                    if (!consumers.get(i).isAlive() && consumers.stream().filter(ConsumerProcess::isAlive).count() < 2) {
+                        assertThat(consumers).as("consumer starts: the poison job loops").hasSizeLessThan(MAX_STARTS);
+                        consumers.add(start(redis, prefix, consumers.size()));
+                    }
+                }
+                return publisher.find(QUEUE, "poison-1").map(JobInfo::state).orElse(null) == JobState.DEAD;
+            });
+            long deadAfter = System.currentTimeMillis() - publishedAt;
+
+            JobInfo dead = publisher.find(QUEUE, "poison-1").orElseThrow();
+            assertThat(dead.attempts()).isEqualTo(MAX_ATTEMPTS);
+            assertThat(dead.lastError()).matches("consumer c\\d stopped during attempt " + MAX_ATTEMPTS);
+            List<Handled> deliveries = HandledLog.read(logs(consumers)).stream().filter(h -> h.id().equals("poison-1"))
+                    .toList();
+            assertThat(deliveries).extracting(Handled::attempt).containsExactlyInAnyOrder(1, 2, 3);
+            assertThat(deliveries).extracting(Handled::pid).doesNotHaveDuplicates();
+            long killed = consumers.stream().filter(c -> !c.isAlive()).count();
+
+            // the queue still works for everything else
+            ConsumerProcess live = consumers.stream().filter(ConsumerProcess::isAlive).findFirst().orElseThrow();
+            live.awaitReady(Duration.ofSeconds(90));
+            for (int i = 0; i < 20; i++) {
+                publisher.publish(QUEUE, Work.of(i, 0), Duration.ZERO, "after-" + i);
+            }
+            await().atMost(Duration.ofSeconds(20)).until(() -> handledIds(consumers, "after-") == 20);
+
+            FaultReport.record("job that kills its consumer JVM on every delivery (max-attempts 3, lease 1s)",
+                    "deliveries=" + deliveries.size() + " consumerJvmsKilled=" + killed + " consumerJvmsStarted="
+                            + consumers.size() + " deadAfterMs=" + deadAfter + " error='" + dead.lastError()
+                            + "'; 20 jobs before and 20 after handled");
+        }
+        finally {
+            consumers.forEach(ConsumerProcess::close);
+        }
+    }
+
+    private static ConsumerProcess start(RedisServerProcess redis, String prefix, int n) {
+        return ConsumerProcess.start("c" + n, redis, prefix, QUEUE, 1, "fault.halt-on=poison-",
+                "delay.heartbeat-interval=300ms", "delay.heartbeat-lease=1s", "delay.sweep-interval=200ms",
+                "delay.consumer.max-attempts=" + MAX_ATTEMPTS);
+    }
+
+    private static List<Path> logs(List<ConsumerProcess> consumers) {
+        return consumers.stream().map(ConsumerProcess::log).toList();
+    }
+
+    private static long handledIds(List<ConsumerProcess> consumers, String prefix) {
+        return HandledLog.read(logs(consumers)).stream().map(Handled::id).filter(id -> id.startsWith(prefix)).distinct()
+                .count();
+    }
+}
