@@ -65,6 +65,24 @@ local function encode(r)
   return gen .. ',' .. to36(flags) .. ',' .. to36(due) .. ',' .. to36(due - tonumber(r.published)) .. '|' .. r.payload
 end
 
+-- The record a claim writes: attempts + 1 and running = 1, the rest copied as it is (the hot path
+-- of a consumer, so no full decode). Returns false when the job is running already, nil when rec is
+-- not in the job format.
+local function claimed_record(rec)
+  local gen, ar, rest = string.match(rec, '^([%d%l]+),([%d%l]+),(%-?[%d%l]+,%-?[%d%l]+|.*)$')
+  if gen then
+    local flags = tonumber(ar, 36)
+    if flags % 2 == 1 then return false end
+    return gen .. ',' .. to36(flags + 3) .. ',' .. rest
+  end
+  local r = decode(rec)
+  if not r then return nil end
+  if r.running == '1' then return false end
+  r.running = '1'
+  r.attempts = r.attempts + 1
+  return encode(r)
+end
+
 -- Tells the queue's timers that an earlier due time exists, only when it beats the current head.
 local function wake_if_head(delayed_key, channel, due, old_head)
   if old_head == nil or tonumber(due) < old_head then

@@ -29,21 +29,18 @@ while taken < wanted and popped < wanted + 1000 do
   local dead = redis.call('ZMSCORE', KEYS[5], unpack(batch))
   for i, id in ipairs(batch) do
     local rec = recs[i]
-    local r = rec and decode(rec)
+    local claimed = rec and claimed_record(rec)
     if seen[id] then
       -- taken (or buried) a moment ago in this call: a stale duplicate
-    elseif r and r.running == '0' and not delayed[i] and not dead[i] then
+    elseif claimed and not delayed[i] and not dead[i] then
       seen[id] = true
-      r.running = '1'
-      r.attempts = r.attempts + 1
-      rec = encode(r)
       fields[#fields + 1] = id
-      fields[#fields + 1] = rec
+      fields[#fields + 1] = claimed
       ids[#ids + 1] = id
       out[#out + 1] = id
-      out[#out + 1] = rec
+      out[#out + 1] = claimed
       taken = taken + 1
-    elseif rec and not r and not dead[i] then
+    elseif rec and claimed == nil and not dead[i] then
       seen[id] = true
       redis.call('ZADD', KEYS[5], out[1], id)
       redis.call('HSET', KEYS[6], id, 'record is not in the job format')
