@@ -94,7 +94,12 @@ final class AckBatcher {
         long started = System.nanoTime();
         while (true) {
             try {
-                store.ack(queue, instance, batch);
+                int deleted = store.ack(queue, instance, batch);
+                if (deleted < batch.size()) {
+                    // the job was recovered by another instance meanwhile (this one lost its lease), or replaced
+                    logger.info("Queue '" + queue + "': " + (batch.size() - deleted) + " of " + batch.size()
+                            + " ack(s) refused: those jobs were no longer held by this instance");
+                }
                 batch.forEach(acked);
                 return;
             }

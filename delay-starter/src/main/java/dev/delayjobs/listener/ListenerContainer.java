@@ -239,7 +239,7 @@ public final class ListenerContainer {
                 String reason = ex instanceof JacksonException jackson ? jackson.getOriginalMessage() : ex.toString();
                 String error = truncate("payload cannot be read as " + endpoint.payloadType().toCanonical() + ": " + reason);
                 logger.error("Queue '" + queue() + "': job '" + job.id() + "' moves to the dead set: " + error);
-                complete(execution, () -> store.bury(queue(), watchdog.instanceId(), job, error));
+                complete(execution, () -> refusedIfFalse(store.bury(queue(), watchdog.instanceId(), job, error), job));
                 observer.finished(queue(), DelayQueueObserver.Outcome.DEAD, Duration.ofNanos(System.nanoTime() - started));
                 return;
             }
@@ -349,13 +349,13 @@ public final class ListenerContainer {
         if (nonRetryable || job.attempts() >= maxAttempts) {
             logger.warn("Queue '" + queue() + "': job '" + job.id() + "' failed attempt " + job.attempts() + " of "
                     + maxAttempts + "; moving it to the dead set: " + error);
-            complete(execution, () -> store.bury(queue(), watchdog.instanceId(), job, error));
+            complete(execution, () -> refusedIfFalse(store.bury(queue(), watchdog.instanceId(), job, error), job));
             return DelayQueueObserver.Outcome.DEAD;
         }
         Duration backoff = endpoint.settings().backoff().delayAfter(job.attempts(), ThreadLocalRandom.current().nextDouble());
         logger.info("Queue '" + queue() + "': job '" + job.id() + "' failed attempt " + job.attempts() + " of " + maxAttempts
                 + "; retrying in " + backoff.toMillis() + " ms: " + error);
-        complete(execution, () -> store.retry(queue(), watchdog.instanceId(), job, error, backoff));
+        complete(execution, () -> refusedIfFalse(store.retry(queue(), watchdog.instanceId(), job, error, backoff), job));
         return DelayQueueObserver.Outcome.RETRIED;
     }
 
@@ -396,6 +396,14 @@ public final class ListenerContainer {
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
+        }
+    }
+
+    /** Says so when Redis refused an outcome: the job was recovered by another instance, or replaced. */
+    private void refusedIfFalse(boolean recorded, StoredJob job) {
+        if (!recorded) {
+            logger.info("Queue '" + queue() + "': the outcome of job '" + job.id() + "' (attempt " + job.attempts()
+                    + ") was refused: the job was no longer held by this instance");
         }
     }
 
