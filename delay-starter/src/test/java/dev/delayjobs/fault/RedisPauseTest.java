@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
@@ -20,8 +19,6 @@ import org.springframework.context.ConfigurableApplicationContext;
 
 import dev.delayjobs.DelayPublisher;
 import dev.delayjobs.DelayQueueException;
-import dev.delayjobs.DelayedHandler;
-import dev.delayjobs.DelayedJob;
 import dev.delayjobs.PublishRequest;
 import dev.delayjobs.fault.ConsumerMain.Work;
 import dev.delayjobs.fault.HandledLog.Handled;
@@ -43,30 +40,17 @@ class RedisPauseTest {
     private static final String QUEUE = "paused";
     private static final int JOBS = 2000;
 
-    static class Handler {
-
-        final List<Handled> handled = new CopyOnWriteArrayList<>();
-
-        @DelayedHandler(queue = QUEUE, concurrency = "4")
-        void handle(DelayedJob<Work> job) throws InterruptedException {
-            long startedAt = System.currentTimeMillis();
-            Thread.sleep(job.payload().firstWorkMs());
-            handled.add(new Handled(job.id(), job.attempt(), startedAt, job.dueAt().toEpochMilli(),
-                    System.currentTimeMillis(), 0));
-        }
-    }
-
     @Test
     void redisPausedLongerThanTheCommandTimeoutCausesNoDuplicatesAndEverythingDrains() {
         String prefix = TestRedis.uniquePrefix();
-        String[] settings = { "delay.sweep-interval=250ms" };
+        String[] settings = { "delay.sweep-interval=250ms", "fault.queue=" + QUEUE };
         try (RedisServerProcess redis = RedisServerProcess.start();
                 ConfigurableApplicationContext one = instance(redis, prefix, "one", settings);
                 ConfigurableApplicationContext two = instance(redis, prefix, "two", settings)) {
             DelayPublisher publisher = one.getBean(DelayPublisher.class);
             RedisJobStore store = one.getBean(RedisJobStore.class);
-            Handler first = one.getBean(Handler.class);
-            Handler second = two.getBean(Handler.class);
+            RecordingHandler first = one.getBean(RecordingHandler.class);
+            RecordingHandler second = two.getBean(RecordingHandler.class);
 
             Set<String> published = new HashSet<>();
             Random random = new Random(5);
@@ -133,11 +117,11 @@ class RedisPauseTest {
             String... settings) {
         List<String> properties = new ArrayList<>(List.of(settings));
         properties.add("delay.instance-id=" + id);
-        return TestApps.run("127.0.0.1", redis.port(), prefix, List.of(Handler.class, ShortRedisTimeouts.class),
-                properties.toArray(String[]::new));
+        return TestApps.run("127.0.0.1", redis.port(), prefix,
+                List.of(RecordingHandler.class, ShortRedisTimeouts.class), properties.toArray(String[]::new));
     }
 
-    private static List<Handled> all(Handler first, Handler second) {
+    private static List<Handled> all(RecordingHandler first, RecordingHandler second) {
         List<Handled> all = new ArrayList<>(first.handled);
         all.addAll(second.handled);
         return all;

@@ -9,7 +9,6 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -22,8 +21,6 @@ import org.springframework.context.ConfigurableApplicationContext;
 
 import dev.delayjobs.DelayPublisher;
 import dev.delayjobs.DelayQueueException;
-import dev.delayjobs.DelayedHandler;
-import dev.delayjobs.DelayedJob;
 import dev.delayjobs.fault.ConsumerMain.Work;
 import dev.delayjobs.fault.HandledLog.Handled;
 import dev.delayjobs.redis.QueueStats;
@@ -46,19 +43,6 @@ class RedisRestartTest {
     private static final String QUEUE = "restart";
     private static final long OUTAGE_MS = 3000;
 
-    static class Handler {
-
-        final List<Handled> handled = new CopyOnWriteArrayList<>();
-
-        @DelayedHandler(queue = QUEUE, concurrency = "4")
-        void handle(DelayedJob<Work> job) throws InterruptedException {
-            long startedAt = System.currentTimeMillis();
-            Thread.sleep(job.payload().firstWorkMs());
-            handled.add(new Handled(job.id(), job.attempt(), startedAt, job.dueAt().toEpochMilli(),
-                    System.currentTimeMillis(), 0));
-        }
-    }
-
     @Test
     void redisWithAppendfsyncAlwaysLosesNoPublishedJobAcrossARestart() {
         restartUnderLoad("always");
@@ -73,9 +57,10 @@ class RedisRestartTest {
         String prefix = TestRedis.uniquePrefix();
         try (RedisServerProcess redis = RedisServerProcess.start("--appendonly", "yes", "--appendfsync", fsync);
                 ConfigurableApplicationContext app = TestApps.run("127.0.0.1", redis.port(), prefix,
-                        List.of(Handler.class, ShortRedisTimeouts.class), "delay.sweep-interval=250ms")) {
+                        List.of(RecordingHandler.class, ShortRedisTimeouts.class), "delay.sweep-interval=250ms",
+                        "fault.queue=" + QUEUE)) {
             DelayPublisher publisher = app.getBean(DelayPublisher.class);
-            Handler handler = app.getBean(Handler.class);
+            RecordingHandler handler = app.getBean(RecordingHandler.class);
 
             Map<String, Long> acked = new ConcurrentHashMap<>();   // id -> when its publish returned
             Map<String, Long> refused = new ConcurrentHashMap<>(); // id -> how long its publish took to throw
