@@ -11,14 +11,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.springframework.context.ConfigurableApplicationContext;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.delayjobs.test.Recorder;
-import dev.delayjobs.test.TestApps;
-import dev.delayjobs.test.TestRedis;
+import dev.delayjobs.test.RunningApp;
 
 /** Jobs are handed to their handler when due, never before, exactly once when nothing fails. */
 class DeliveryTest {
@@ -54,30 +51,17 @@ class DeliveryTest {
         }
     }
 
-    static ConfigurableApplicationContext context;
-    static Handlers handlers;
-    static DelayPublisher publisher;
-
-    @BeforeAll
-    static void start() {
-        context = TestApps.run(TestRedis.uniquePrefix(), List.of(Handlers.class), "test.mixed-b.concurrency=4");
-        handlers = context.getBean(Handlers.class);
-        publisher = context.getBean(DelayPublisher.class);
-    }
-
-    @AfterAll
-    static void stop() {
-        context.close();
-    }
+    @RegisterExtension
+    static final RunningApp<Handlers> app = RunningApp.of(Handlers.class, "test.mixed-b.concurrency=4");
 
     @Test
     void typedPayloadIsHandledAfterItsDelayAndNotBefore() {
         Instant before = Instant.now();
-        String id = publisher.publish("typed", new OrderTimeout(42, "unpaid"), Duration.ofMillis(1500));
+        String id = app.publisher().publish("typed", new OrderTimeout(42, "unpaid"), Duration.ofMillis(1500));
         assertThat(id).isNotBlank();
 
-        await().atMost(Duration.ofSeconds(10)).until(() -> handlers.typed.count("42") == 1);
-        Recorder.Delivery delivery = handlers.typed.deliveries().get(0);
+        await().atMost(Duration.ofSeconds(10)).until(() -> app.handlers().typed.count("42") == 1);
+        Recorder.Delivery delivery = app.handlers().typed.deliveries().get(0);
         assertThat(delivery.payload()).isEqualTo(new OrderTimeout(42, "unpaid"));
         assertThat(delivery.handledAt()).isAfterOrEqualTo(before.plusMillis(1500));
     }
@@ -85,11 +69,11 @@ class DeliveryTest {
     @Test
     void delayedJobCarriesIdAttemptAndDueTime() {
         Instant dueAt = Instant.now().plusMillis(800);
-        String id = publisher.publishAt("wrapped", new OrderTimeout(7, "x"), dueAt, "order-7");
+        String id = app.publisher().publishAt("wrapped", new OrderTimeout(7, "x"), dueAt, "order-7");
         assertThat(id).isEqualTo("order-7");
 
-        await().atMost(Duration.ofSeconds(10)).until(() -> handlers.wrapped.count("order-7") == 1);
-        Recorder.Delivery delivery = handlers.wrapped.deliveries().stream().filter(d -> d.id().equals("order-7")).findFirst().orElseThrow();
+        await().atMost(Duration.ofSeconds(10)).until(() -> app.handlers().wrapped.count("order-7") == 1);
+        Recorder.Delivery delivery = app.handlers().wrapped.deliveries().stream().filter(d -> d.id().equals("order-7")).findFirst().orElseThrow();
         DelayedJob<?> job = (DelayedJob<?>) delivery.payload();
         assertThat(job.queue()).isEqualTo("wrapped");
         assertThat(job.payload()).isEqualTo(new OrderTimeout(7, "x"));
@@ -97,13 +81,13 @@ class DeliveryTest {
         assertThat(job.dueAt()).isEqualTo(Instant.ofEpochMilli(dueAt.toEpochMilli()));
         assertThat(job.publishedAt()).isBefore(job.dueAt());
         assertThat(delivery.handledAt()).isAfterOrEqualTo(job.dueAt());
-        assertThat(publisher.find("wrapped", "order-7")).as("an acked job is gone").isEmpty();
+        assertThat(app.publisher().find("wrapped", "order-7")).as("an acked job is gone").isEmpty();
     }
 
     @Test
     void zeroDelayIsHandledAtOnce() {
-        String id = publisher.publish("wrapped", new OrderTimeout(1, "now"), Duration.ZERO);
-        await().atMost(Duration.ofSeconds(10)).until(() -> handlers.wrapped.count(id) == 1);
+        String id = app.publisher().publish("wrapped", new OrderTimeout(1, "now"), Duration.ZERO);
+        await().atMost(Duration.ofSeconds(10)).until(() -> app.handlers().wrapped.count(id) == 1);
     }
 
     @Test
@@ -118,27 +102,27 @@ class DeliveryTest {
             if (i % 2 == 0) {
                 // one by one to queue A
                 long earliestDue = System.currentTimeMillis() + delay.toMillis();
-                dueByIdA.put(publisher.publish("mixed-a", payload, delay), earliestDue);
+                dueByIdA.put(app.publisher().publish("mixed-a", payload, delay), earliestDue);
             }
             else {
                 batch.add(PublishRequest.of(payload).delay(delay).key("b-" + i));
                 dueByIdB.put("b-" + i, System.currentTimeMillis() + delay.toMillis());
             }
         }
-        List<String> ids = publisher.publishAll("mixed-b", batch);
+        List<String> ids = app.publisher().publishAll("mixed-b", batch);
         assertThat(ids).containsExactlyElementsOf(batch.stream().map(PublishRequest::key).toList());
 
-        await().atMost(Duration.ofSeconds(60)).until(() -> handlers.mixedA.total() + handlers.mixedB.total() >= 1000);
+        await().atMost(Duration.ofSeconds(60)).until(() -> app.handlers().mixedA.total() + app.handlers().mixedB.total() >= 1000);
 
-        assertThat(handlers.mixedA.counts()).hasSize(500).allSatisfy((id, count) -> assertThat(count).as(id).isEqualTo(1));
-        assertThat(handlers.mixedB.counts()).hasSize(500).allSatisfy((id, count) -> assertThat(count).as(id).isEqualTo(1));
-        assertThat(handlers.mixedA.counts().keySet()).isEqualTo(dueByIdA.keySet());
-        assertThat(handlers.mixedB.counts().keySet()).isEqualTo(dueByIdB.keySet());
-        for (Recorder.Delivery d : handlers.mixedA.deliveries()) {
+        assertThat(app.handlers().mixedA.counts()).hasSize(500).allSatisfy((id, count) -> assertThat(count).as(id).isEqualTo(1));
+        assertThat(app.handlers().mixedB.counts()).hasSize(500).allSatisfy((id, count) -> assertThat(count).as(id).isEqualTo(1));
+        assertThat(app.handlers().mixedA.counts().keySet()).isEqualTo(dueByIdA.keySet());
+        assertThat(app.handlers().mixedB.counts().keySet()).isEqualTo(dueByIdB.keySet());
+        for (Recorder.Delivery d : app.handlers().mixedA.deliveries()) {
             assertThat(d.handledAt()).as("job %s handled before due", d.id()).isAfterOrEqualTo(d.dueAt());
             assertThat(d.dueAt().toEpochMilli()).isGreaterThanOrEqualTo(dueByIdA.get(d.id()) - 1000);
         }
-        for (Recorder.Delivery d : handlers.mixedB.deliveries()) {
+        for (Recorder.Delivery d : app.handlers().mixedB.deliveries()) {
             assertThat(d.handledAt()).as("job %s handled before due", d.id()).isAfterOrEqualTo(d.dueAt());
             // due time is Redis now + delay; Redis shares this machine's clock
             assertThat(d.dueAt().toEpochMilli()).isGreaterThanOrEqualTo(dueByIdB.get(d.id()) - 1000);

@@ -7,14 +7,11 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.springframework.context.ConfigurableApplicationContext;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.delayjobs.test.Recorder;
-import dev.delayjobs.test.TestApps;
-import dev.delayjobs.test.TestRedis;
+import dev.delayjobs.test.RunningApp;
 
 /** Failed jobs are retried with backoff, then buried; unreadable ones are buried at once. */
 class RetryTest {
@@ -55,29 +52,16 @@ class RetryTest {
         }
     }
 
-    static ConfigurableApplicationContext context;
-    static Handlers handlers;
-    static DelayPublisher publisher;
-
-    @BeforeAll
-    static void start() {
-        context = TestApps.run(TestRedis.uniquePrefix(), List.of(Handlers.class), "delay.consumer.backoff.jitter=0");
-        handlers = context.getBean(Handlers.class);
-        publisher = context.getBean(DelayPublisher.class);
-    }
-
-    @AfterAll
-    static void stop() {
-        context.close();
-    }
+    @RegisterExtension
+    static final RunningApp<Handlers> app = RunningApp.of(Handlers.class, "delay.consumer.backoff.jitter=0");
 
     @Test
     void failingJobIsRetriedWithBackoffUntilItSucceeds() {
-        publisher.publish("flaky", new Receipt(1), Duration.ZERO, "receipt-1");
-        await().atMost(Duration.ofSeconds(10)).until(() -> publisher.find("flaky", "receipt-1").isEmpty()
-                && handlers.flaky.count("receipt-1") == 3);
+        app.publisher().publish("flaky", new Receipt(1), Duration.ZERO, "receipt-1");
+        await().atMost(Duration.ofSeconds(10)).until(() -> app.publisher().find("flaky", "receipt-1").isEmpty()
+                && app.handlers().flaky.count("receipt-1") == 3);
 
-        List<Recorder.Delivery> attempts = handlers.flaky.deliveries();
+        List<Recorder.Delivery> attempts = app.handlers().flaky.deliveries();
         assertThat(attempts).extracting(Recorder.Delivery::attempt).containsExactly(1, 2, 3);
         // backoff 100 ms then 200 ms (no jitter): each retry is due that long after the failure
         assertThat(Duration.between(attempts.get(0).handledAt(), attempts.get(1).dueAt())).isGreaterThanOrEqualTo(Duration.ofMillis(90));
@@ -88,36 +72,36 @@ class RetryTest {
 
     @Test
     void jobFailingEveryAttemptEndsDeadWithItsError() {
-        publisher.publish("broken", new Receipt(2), Duration.ZERO, "receipt-2");
+        app.publisher().publish("broken", new Receipt(2), Duration.ZERO, "receipt-2");
         await().atMost(Duration.ofSeconds(10))
-                .until(() -> publisher.find("broken", "receipt-2").map(JobInfo::state).orElse(null) == JobState.DEAD);
+                .until(() -> app.publisher().find("broken", "receipt-2").map(JobInfo::state).orElse(null) == JobState.DEAD);
 
-        JobInfo dead = publisher.find("broken", "receipt-2").orElseThrow();
+        JobInfo dead = app.publisher().find("broken", "receipt-2").orElseThrow();
         assertThat(dead.attempts()).isEqualTo(3);
         assertThat(dead.lastError()).isEqualTo("java.lang.IllegalArgumentException: never works");
-        assertThat(handlers.broken.count("receipt-2")).isEqualTo(3);
+        assertThat(app.handlers().broken.count("receipt-2")).isEqualTo(3);
     }
 
     @Test
     void nonRetryableFailureGoesDeadAtOnce() {
-        publisher.publish("fatal", new Receipt(3), Duration.ZERO, "receipt-3");
+        app.publisher().publish("fatal", new Receipt(3), Duration.ZERO, "receipt-3");
         await().atMost(Duration.ofSeconds(10))
-                .until(() -> publisher.find("fatal", "receipt-3").map(JobInfo::state).orElse(null) == JobState.DEAD);
-        assertThat(handlers.fatal.count("receipt-3")).isEqualTo(1);
-        assertThat(publisher.find("fatal", "receipt-3").orElseThrow().lastError()).contains("order 3 no longer exists");
+                .until(() -> app.publisher().find("fatal", "receipt-3").map(JobInfo::state).orElse(null) == JobState.DEAD);
+        assertThat(app.handlers().fatal.count("receipt-3")).isEqualTo(1);
+        assertThat(app.publisher().find("fatal", "receipt-3").orElseThrow().lastError()).contains("order 3 no longer exists");
     }
 
     @Test
     void payloadThatCannotBeReadGoesDeadWithoutRetryAndTheQueueKeepsWorking() {
-        publisher.publish("typed", Map.of("orderId", "not a number"), Duration.ZERO, "unreadable");
+        app.publisher().publish("typed", Map.of("orderId", "not a number"), Duration.ZERO, "unreadable");
         await().atMost(Duration.ofSeconds(10))
-                .until(() -> publisher.find("typed", "unreadable").map(JobInfo::state).orElse(null) == JobState.DEAD);
-        JobInfo dead = publisher.find("typed", "unreadable").orElseThrow();
+                .until(() -> app.publisher().find("typed", "unreadable").map(JobInfo::state).orElse(null) == JobState.DEAD);
+        JobInfo dead = app.publisher().find("typed", "unreadable").orElseThrow();
         assertThat(dead.attempts()).as("no retry").isEqualTo(1);
         assertThat(dead.lastError()).startsWith("payload cannot be read as").contains("Receipt");
 
-        publisher.publish("typed", new Receipt(77), Duration.ZERO);
-        await().atMost(Duration.ofSeconds(10)).until(() -> handlers.typed.count("77") == 1);
-        assertThat(handlers.typed.total()).isEqualTo(1);
+        app.publisher().publish("typed", new Receipt(77), Duration.ZERO);
+        await().atMost(Duration.ofSeconds(10)).until(() -> app.handlers().typed.count("77") == 1);
+        assertThat(app.handlers().typed.total()).isEqualTo(1);
     }
 }

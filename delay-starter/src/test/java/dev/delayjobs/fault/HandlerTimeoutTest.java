@@ -4,17 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.Timeout;
-import org.springframework.context.ConfigurableApplicationContext;
 
 import dev.delayjobs.DelayPublisher;
 import dev.delayjobs.DelayedHandler;
@@ -22,8 +20,7 @@ import dev.delayjobs.DelayedJob;
 import dev.delayjobs.JobInfo;
 import dev.delayjobs.JobState;
 import dev.delayjobs.test.Recorder;
-import dev.delayjobs.test.TestApps;
-import dev.delayjobs.test.TestRedis;
+import dev.delayjobs.test.RunningApp;
 
 /**
  * Scenario 5, first half: a handler that never returns. The handler timeout interrupts it, frees
@@ -89,54 +86,45 @@ class HandlerTimeoutTest {
         }
     }
 
-    static ConfigurableApplicationContext context;
-    static Handlers handlers;
-    static DelayPublisher publisher;
-
-    @BeforeAll
-    static void start() {
-        context = TestApps.run(TestRedis.uniquePrefix(), List.of(Handlers.class), "delay.consumer.backoff.jitter=0",
-                "delay.queues.always-hangs.handler-timeout=300ms", "delay.sweep-interval=200ms");
-        handlers = context.getBean(Handlers.class);
-        publisher = context.getBean(DelayPublisher.class);
-    }
+    @RegisterExtension
+    static final RunningApp<Handlers> app = RunningApp.of(Handlers.class, "delay.consumer.backoff.jitter=0",
+            "delay.queues.always-hangs.handler-timeout=300ms", "delay.sweep-interval=200ms");
 
     @AfterAll
     static void stop() {
-        handlers.releaseFirstCall.countDown();
-        handlers.releaseSecondCall.countDown();
-        context.close();
+        app.handlers().releaseFirstCall.countDown();
+        app.handlers().releaseSecondCall.countDown();
     }
 
     @Test
     void handlerThatIgnoresItsTimeoutIsAbandonedItsWorkerFreedAndTheJobRetried() throws InterruptedException {
-        publisher.publish("hangs-once", "first", Duration.ZERO, "stuck");
-        assertThat(handlers.firstCallEntered.await(10, TimeUnit.SECONDS)).isTrue();
+        app.publisher().publish("hangs-once", "first", Duration.ZERO, "stuck");
+        assertThat(app.handlers().firstCallEntered.await(10, TimeUnit.SECONDS)).isTrue();
         long stuckAt = System.nanoTime();
-        publisher.publish("hangs-once", "second", Duration.ZERO, "other");
+        app.publisher().publish("hangs-once", "second", Duration.ZERO, "other");
 
         // the only worker was freed: the other job runs, and the stuck job's second attempt starts,
         // while the first call still hangs
-        assertThat(handlers.secondCallEntered.await(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(app.handlers().secondCallEntered.await(10, TimeUnit.SECONDS)).isTrue();
         long retriedAfterMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stuckAt);
-        await().atMost(Duration.ofSeconds(5)).until(() -> handlers.hangsOnce.count("other") == 1);
-        assertThat(handlers.firstCallReturned.getCount()).as("the first call still hangs").isEqualTo(1);
-        assertThat(handlers.firstCallThread.get().getState()).isEqualTo(Thread.State.TIMED_WAITING);
-        assertThat(handlers.interruptsIgnored.get()).as("the timeout interrupted the first call").isEqualTo(1);
-        JobInfo running = publisher.find("hangs-once", "stuck").orElseThrow();
+        await().atMost(Duration.ofSeconds(5)).until(() -> app.handlers().hangsOnce.count("other") == 1);
+        assertThat(app.handlers().firstCallReturned.getCount()).as("the first call still hangs").isEqualTo(1);
+        assertThat(app.handlers().firstCallThread.get().getState()).isEqualTo(Thread.State.TIMED_WAITING);
+        assertThat(app.handlers().interruptsIgnored.get()).as("the timeout interrupted the first call").isEqualTo(1);
+        JobInfo running = app.publisher().find("hangs-once", "stuck").orElseThrow();
         assertThat(running.state()).isEqualTo(JobState.RUNNING);
         assertThat(running.attempts()).isEqualTo(2);
         assertThat(running.lastError()).isEqualTo("handler timed out after PT3S");
 
         // the abandoned call returns normally now: it must not acknowledge the job of attempt 2
-        handlers.releaseFirstCall.countDown();
-        assertThat(handlers.firstCallReturned.await(5, TimeUnit.SECONDS)).isTrue();
+        app.handlers().releaseFirstCall.countDown();
+        assertThat(app.handlers().firstCallReturned.await(5, TimeUnit.SECONDS)).isTrue();
         Thread.sleep(300);
-        assertThat(publisher.find("hangs-once", "stuck")).get().extracting(JobInfo::state).isEqualTo(JobState.RUNNING);
+        assertThat(app.publisher().find("hangs-once", "stuck")).get().extracting(JobInfo::state).isEqualTo(JobState.RUNNING);
 
-        handlers.releaseSecondCall.countDown();
-        await().atMost(Duration.ofSeconds(5)).until(() -> publisher.find("hangs-once", "stuck").isEmpty());
-        assertThat(handlers.hangsOnce.count("stuck")).isEqualTo(2);
+        app.handlers().releaseSecondCall.countDown();
+        await().atMost(Duration.ofSeconds(5)).until(() -> app.publisher().find("hangs-once", "stuck").isEmpty());
+        assertThat(app.handlers().hangsOnce.count("stuck")).isEqualTo(2);
         FaultReport.record("handler that ignores its 3 s timeout",
                 "attempt 1 interrupted and abandoned; worker freed (another job ran on the only worker); attempt 2 started "
                         + retriedAfterMs + " ms after attempt 1 began; the abandoned call's late return did not ack");
@@ -145,16 +133,16 @@ class HandlerTimeoutTest {
     @Test
     void handlerThatHangsOnEveryAttemptEndsDeadAfterMaxAttempts() {
         long start = System.nanoTime();
-        publisher.publish("always-hangs", "never finishes", Duration.ZERO, "hopeless");
+        app.publisher().publish("always-hangs", "never finishes", Duration.ZERO, "hopeless");
 
         await().atMost(Duration.ofSeconds(10))
-                .until(() -> publisher.find("always-hangs", "hopeless").map(JobInfo::state).orElse(null) == JobState.DEAD);
+                .until(() -> app.publisher().find("always-hangs", "hopeless").map(JobInfo::state).orElse(null) == JobState.DEAD);
         long deadAfterMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-        JobInfo dead = publisher.find("always-hangs", "hopeless").orElseThrow();
+        JobInfo dead = app.publisher().find("always-hangs", "hopeless").orElseThrow();
         assertThat(dead.attempts()).isEqualTo(2);
         assertThat(dead.lastError()).isEqualTo("handler timed out after PT0.3S");
-        assertThat(handlers.alwaysHangs.count("hopeless")).isEqualTo(2);
-        await().atMost(Duration.ofSeconds(2)).until(() -> handlers.alwaysHangsInterrupted.get() == 2);
+        assertThat(app.handlers().alwaysHangs.count("hopeless")).isEqualTo(2);
+        await().atMost(Duration.ofSeconds(2)).until(() -> app.handlers().alwaysHangsInterrupted.get() == 2);
         FaultReport.record("handler that hangs on every attempt (timeout 300 ms, max-attempts 2)",
                 "dead after " + dead.attempts() + " attempts, " + deadAfterMs + " ms after publish, error '"
                         + dead.lastError() + "'; both calls interrupted");
