@@ -70,6 +70,11 @@ public final class ListenerContainer {
     private final Map<String, Execution> inFlight = new ConcurrentHashMap<>();
     /** Set when a claim or an outcome may have reached Redis without this instance knowing. */
     private volatile boolean heldUnknown;
+    /**
+     * Epoch of this container's claims. Raised with each hand-back after a lost reply, which
+     * fences off the claims sent before it: one that reaches Redis late takes nothing.
+     */
+    private volatile long claimEpoch = 1;
 
     ListenerContainer(HandlerEndpoint endpoint, RedisJobStore store, QueueWatchdog watchdog, PayloadCodec codec,
             Duration shutdownTimeout, DelayQueueObserver observer) {
@@ -145,7 +150,7 @@ public final class ListenerContainer {
                     // once; they stay held, and other instances recover them when the lease expires
                     logger.warn("Queue '" + queue() + "': " + inFlight.size() + " handler(s) ignored the interrupt; "
                             + "their jobs are recovered by other instances when the heartbeat lease expires");
-                    store.releaseAllBut(queue(), watchdog.instanceId(), List.copyOf(inFlight.keySet()));
+                    store.releaseAllBut(queue(), watchdog.instanceId(), List.copyOf(inFlight.keySet()), claimEpoch + 1);
                 }
             }
             catch (RuntimeException ex) {
@@ -175,9 +180,10 @@ public final class ListenerContainer {
             try {
                 if (heldUnknown) {
                     heldUnknown = false;
-                    store.releaseAllBut(queue(), watchdog.instanceId(), List.copyOf(inFlight.keySet()));
+                    claimEpoch++;
+                    store.releaseAllBut(queue(), watchdog.instanceId(), List.copyOf(inFlight.keySet()), claimEpoch);
                 }
-                claim = store.claim(queue(), watchdog.instanceId(), wanted, lease);
+                claim = store.claim(queue(), watchdog.instanceId(), wanted, lease, claimEpoch);
             }
             catch (RuntimeException ex) {
                 heldUnknown = true;

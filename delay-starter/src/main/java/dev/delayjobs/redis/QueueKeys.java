@@ -40,6 +40,11 @@ record QueueKeys(String prefix, String queue) {
         return base() + "workers";
     }
 
+    /** Per instance, the oldest claim epoch still accepted (see claim.lua). */
+    String claimFences() {
+        return base() + "fences";
+    }
+
     String activePrefix() {
         return base() + "active:";
     }

@@ -126,13 +126,18 @@ public final class RedisJobStore {
                 .move(timeout, DequeMoveArgs.pollFirst().addFirstTo(k.ready()))) != null;
     }
 
-    /** Takes up to {@code max} ready jobs for {@code instance}; each becomes RUNNING and counts an attempt. */
-    public Claim claim(String queue, String instance, int max, Duration lease) {
+    /**
+     * Takes up to {@code max} ready jobs for {@code instance}; each becomes RUNNING and counts an
+     * attempt. {@code epoch} must be at least the fence set by the instance's last
+     * {@link #releaseAllBut}, or the claim takes nothing: a claim whose reply was lost and that
+     * reaches Redis only after that release must not take jobs no worker will run.
+     */
+    public Claim claim(String queue, String instance, int max, Duration lease, long epoch) {
         QueueKeys k = keys(queue);
         List<Object> r = call("claim from", queue, () -> CLAIM.run(script, Mode.READ_WRITE, ReturnType.LIST,
                 k.of(k.ready(), k.active(instance), k.jobs(), k.delayed(), k.dead(), k.errors(), k.stats(),
-                        k.instances()),
-                Integer.toString(max), instance, Long.toString(lease.toMillis())));
+                        k.instances(), k.claimFences()),
+                Integer.toString(max), instance, Long.toString(lease.toMillis()), Long.toString(epoch)));
         List<StoredJob> jobs = new ArrayList<>((r.size() - 1) / 2);
         for (int i = 1; i + 1 < r.size(); i += 2) {
             jobs.add(StoredJob.parse((String) r.get(i), (String) r.get(i + 1)));
@@ -182,32 +187,36 @@ public final class RedisJobStore {
 
     /** Sends the jobs of instances whose lease expired back to ready (or dead, past {@code maxAttempts}). */
     public Recovery recoverExpired(String queue, int maxAttempts) {
-        return recover(queue, maxAttempts, "", false, List.of());
+        return recover(queue, maxAttempts, "", false, 0, List.of());
     }
 
     /** Hands every job {@code instance} holds back to ready at once and forgets the instance (shutdown). */
     public Recovery release(String queue, String instance) {
-        return recover(queue, Integer.MAX_VALUE, instance, true, List.of());
+        return recover(queue, Integer.MAX_VALUE, instance, true, 0, List.of());
     }
 
     /**
      * Hands back the jobs {@code instance} holds but no longer handles (a claim or an ack whose reply
-     * was lost), keeping those in {@code inFlight}.
+     * was lost), keeping those in {@code inFlight}, and fences off claims of an epoch below
+     * {@code fence}: a lost claim may still be waiting to run in Redis.
      */
-    public Recovery releaseAllBut(String queue, String instance, Collection<String> inFlight) {
-        return recover(queue, Integer.MAX_VALUE, instance, false, inFlight);
+    public Recovery releaseAllBut(String queue, String instance, Collection<String> inFlight, long fence) {
+        return recover(queue, Integer.MAX_VALUE, instance, false, fence, inFlight);
     }
 
-    private Recovery recover(String queue, int maxAttempts, String instance, boolean forget, Collection<String> keep) {
+    private Recovery recover(String queue, int maxAttempts, String instance, boolean forget, long fence,
+            Collection<String> keep) {
         QueueKeys k = keys(queue);
-        List<Object> args = new ArrayList<>(4 + keep.size());
+        List<Object> args = new ArrayList<>(5 + keep.size());
         args.add(k.activePrefix());
         args.add(Integer.toString(maxAttempts));
         args.add(instance);
         args.add(forget ? "1" : "0");
+        args.add(Long.toString(fence));
         args.addAll(keep);
         List<Object> r = call("recover jobs of", queue, () -> RECOVER.run(script, Mode.READ_WRITE, ReturnType.LIST,
-                k.of(k.instances(), k.workers(), k.ready(), k.jobs(), k.dead(), k.errors(), k.stats()), args.toArray()));
+                k.of(k.instances(), k.workers(), k.ready(), k.jobs(), k.dead(), k.errors(), k.stats(), k.claimFences()),
+                args.toArray()));
         return new Recovery(asLong(r.get(0)), asLong(r.get(1)), asLong(r.get(2)));
     }
 

@@ -2,8 +2,11 @@
 -- remembered in the consumer instance's active list until acked, retried or recovered.
 -- KEYS[1] ready (list)   KEYS[2] active:<instance> (list)   KEYS[3] jobs (hash)
 -- KEYS[4] delayed (zset) KEYS[5] dead (zset)      KEYS[6] errors (hash)   KEYS[7] stats (hash)
--- KEYS[8] instances (zset)
--- ARGV[1] n   ARGV[2] instance id   ARGV[3] lease ms
+-- KEYS[8] instances (zset)   KEYS[9] fences (hash: instance -> oldest claim epoch accepted)
+-- ARGV[1] n   ARGV[2] instance id   ARGV[3] lease ms   ARGV[4] claim epoch
+-- A claim whose epoch is below the instance's fence takes nothing: its reply was lost (the client
+-- gave up on it and has since handed back what it did not handle, setting the fence), and it only
+-- reaches Redis now, on another connection; the jobs it would take have no worker waiting.
 -- The instance is entered in instances if missing (it may have been presumed dead and removed),
 -- so that no active list exists without a lease that would let another instance recover it.
 -- Ready may hold stale ids (a job cancelled, rescheduled or replaced after it became ready): an id
@@ -15,6 +18,8 @@
 -- Returns {server now, id1, record1, id2, record2, ...}. Cost: O(n + stale), independent of the backlog.
 local wanted = tonumber(ARGV[1])
 local out = { now_ms() }
+local fence = redis.call('HGET', KEYS[9], ARGV[2])
+if fence and tonumber(fence) > tonumber(ARGV[4]) then return out end
 if not redis.call('ZSCORE', KEYS[8], ARGV[2]) then
   redis.call('ZADD', KEYS[8], out[1] + tonumber(ARGV[3]), ARGV[2])
 end

@@ -6,10 +6,12 @@
 -- live instance holds but no longer handles, after a claim whose reply was lost (ARGV[4] = 0,
 -- the ids in ARGV[5..] are still being handled and stay).
 -- KEYS[1] instances (zset)   KEYS[2] workers (hash)   KEYS[3] ready (list)   KEYS[4] jobs (hash)
--- KEYS[5] dead (zset)        KEYS[6] errors (hash)    KEYS[7] stats (hash)
+-- KEYS[5] dead (zset)        KEYS[6] errors (hash)    KEYS[7] stats (hash)   KEYS[8] fences (hash)
 -- ARGV[1] prefix of the active lists (active:<instance> keys share the queue's hash slot)
 -- ARGV[2] max attempts   ARGV[3] instance to release, or ''   ARGV[4] forget the instance (0/1)
--- ARGV[5..] ids to keep
+-- ARGV[5] claim fence: when releasing without forgetting, claims of a lower epoch are refused from
+-- now on (see claim.lua); the fence only ever rises
+-- ARGV[6..] ids to keep
 -- Returns {jobs sent back to ready, jobs buried, instances removed}. Cost: O(H^2) for H held jobs
 -- (H is at most the instance's concurrency); independent of the backlog.
 local now = now_ms()
@@ -22,7 +24,7 @@ else
   instances = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, 100)
 end
 local keep = {}
-for i = 5, #ARGV do keep[ARGV[i]] = true end
+for i = 6, #ARGV do keep[ARGV[i]] = true end
 local requeued, buried, forgotten = 0, 0, 0
 for _, instance in ipairs(instances) do
   local active = ARGV[1] .. instance
@@ -51,7 +53,11 @@ for _, instance in ipairs(instances) do
   if not releasing or ARGV[4] == '1' then
     redis.call('ZREM', KEYS[1], instance)
     redis.call('HDEL', KEYS[2], instance)
+    redis.call('HDEL', KEYS[8], instance)
     forgotten = forgotten + 1
+  else
+    local fence = tonumber(redis.call('HGET', KEYS[8], instance) or '0')
+    if tonumber(ARGV[5]) > fence then redis.call('HSET', KEYS[8], instance, ARGV[5]) end
   end
 end
 return { requeued, buried, forgotten }

@@ -49,7 +49,7 @@ class RedisJobStoreTest {
         redisson.getList(keys.ready(), StringCodec.INSTANCE).add("garbage");
         store.publish("q", List.of(new NewJob("good", true, 0, false, "{\"n\":1}")));
 
-        Claim claim = store.claim("q", "i1", 10, Duration.ofSeconds(10));
+        Claim claim = store.claim("q", "i1", 10, Duration.ofSeconds(10), 1);
 
         assertThat(claim.jobs()).extracting(StoredJob::id).containsExactly("good");
         JobInfo garbage = store.find("q", "garbage").orElseThrow();
@@ -63,7 +63,7 @@ class RedisJobStoreTest {
         redisson.getList(keys.ready(), StringCodec.INSTANCE).add("vanished");
         store.publish("q", List.of(new NewJob("present", true, 0, false, "1")));
 
-        Claim claim = store.claim("q", "i1", 10, Duration.ofSeconds(10));
+        Claim claim = store.claim("q", "i1", 10, Duration.ofSeconds(10), 1);
 
         assertThat(claim.jobs()).extracting(StoredJob::id).containsExactly("present");
         assertThat(redisson.getList(keys.ready(), StringCodec.INSTANCE).size()).isZero();
@@ -75,7 +75,7 @@ class RedisJobStoreTest {
         String payload = "{\"big\":12345678901234567890,\"pipe\":\"a|b|c\",\"nl\":\"x\\ny\",\"uni\":\"日本\"}";
         store.publish("q", List.of(new NewJob("p", true, 0, false, payload)));
 
-        StoredJob job = store.claim("q", "i1", 1, Duration.ofSeconds(10)).jobs().get(0);
+        StoredJob job = store.claim("q", "i1", 1, Duration.ofSeconds(10), 1).jobs().get(0);
 
         assertThat(job.payload()).isEqualTo(payload);
         assertThat(job.attempts()).isEqualTo(1);
@@ -109,18 +109,18 @@ class RedisJobStoreTest {
         store.publish("q", List.of(new NewJob("a", true, 0, false, "1")));
         assertThat(redisson.getScoredSortedSet(keys.instances(), StringCodec.INSTANCE).contains("i1")).isFalse();
 
-        store.claim("q", "i1", 1, Duration.ofMillis(200));
+        store.claim("q", "i1", 1, Duration.ofMillis(200), 1);
 
         assertThat(redisson.getScoredSortedSet(keys.instances(), StringCodec.INSTANCE).contains("i1")).isTrue();
         await().atMost(Duration.ofSeconds(5)).until(() -> store.recoverExpired("q", 5).requeued() == 1);
         assertThat(store.find("q", "a").map(JobInfo::state)).isEqualTo(Optional.of(JobState.READY));
-        assertThat(store.claim("q", "i2", 1, Duration.ofSeconds(10)).jobs()).extracting(StoredJob::attempts).containsExactly(2);
+        assertThat(store.claim("q", "i2", 1, Duration.ofSeconds(10), 1).jobs()).extracting(StoredJob::attempts).containsExactly(2);
     }
 
     @Test
     void recoveryBuriesAJobThatUsedItsLastAttempt() {
         store.publish("q", List.of(new NewJob("poison", true, 0, false, "1")));
-        store.claim("q", "i1", 1, Duration.ofMillis(100));
+        store.claim("q", "i1", 1, Duration.ofMillis(100), 1);
 
         await().atMost(Duration.ofSeconds(5)).until(() -> store.recoverExpired("q", 1).instances() == 1);
 
@@ -132,9 +132,9 @@ class RedisJobStoreTest {
     @Test
     void releaseAllButHandsBackOnlyTheJobsNoWorkerHandles() {
         store.publish("q", List.of(new NewJob("handled", true, 0, false, "1"), new NewJob("lost", true, 0, false, "2")));
-        store.claim("q", "i1", 2, Duration.ofSeconds(30));
+        store.claim("q", "i1", 2, Duration.ofSeconds(30), 1);
 
-        Recovery recovery = store.releaseAllBut("q", "i1", List.of("handled"));
+        Recovery recovery = store.releaseAllBut("q", "i1", List.of("handled"), 2);
 
         assertThat(recovery.requeued()).isEqualTo(1);
         assertThat(recovery.instances()).as("a live instance stays registered").isZero();
@@ -146,7 +146,7 @@ class RedisJobStoreTest {
     @Test
     void ackOfAReplacedJobLeavesTheReplacementAlone() {
         store.publish("q", List.of(new NewJob("k", true, 0, false, "old")));
-        StoredJob claimed = store.claim("q", "i1", 1, Duration.ofSeconds(30)).jobs().get(0);
+        StoredJob claimed = store.claim("q", "i1", 1, Duration.ofSeconds(30), 1).jobs().get(0);
         // the claim is lost (instance presumed dead), the job handed back, then replaced by a new publish
         store.release("q", "i1");
         store.publish("q", List.of(new NewJob("k", true, 3_600_000, true, "new")));
@@ -158,9 +158,9 @@ class RedisJobStoreTest {
     @Test
     void lateOutcomeOfAnInstancePresumedDeadLeavesTheNewHolderAlone() {
         store.publish("q", List.of(new NewJob("j", true, 0, false, "1")));
-        StoredJob first = store.claim("q", "frozen", 1, Duration.ofMillis(100)).jobs().get(0);
+        StoredJob first = store.claim("q", "frozen", 1, Duration.ofMillis(100), 1).jobs().get(0);
         await().atMost(Duration.ofSeconds(5)).until(() -> store.recoverExpired("q", 5).requeued() == 1);
-        StoredJob second = store.claim("q", "alive", 1, Duration.ofSeconds(30)).jobs().get(0);
+        StoredJob second = store.claim("q", "alive", 1, Duration.ofSeconds(30), 1).jobs().get(0);
         assertThat(second.gen()).isEqualTo(first.gen());
 
         // the frozen instance wakes up and reports: none of it may touch the job "alive" now runs
@@ -178,11 +178,11 @@ class RedisJobStoreTest {
     @Test
     void outcomeOfAnOldClaimNeverRemovesTheEntryOfANewerClaimBySameInstance() {
         store.publish("q", List.of(new NewJob("k", true, 0, false, "old")));
-        StoredJob old = store.claim("q", "i1", 1, Duration.ofMillis(100)).jobs().get(0);
+        StoredJob old = store.claim("q", "i1", 1, Duration.ofMillis(100), 1).jobs().get(0);
         // i1 froze past its lease; its job was recovered, replaced, and claimed again by i1
         await().atMost(Duration.ofSeconds(5)).until(() -> store.recoverExpired("q", 5).requeued() == 1);
         store.publish("q", List.of(new NewJob("k", true, 0, true, "new")));
-        StoredJob current = store.claim("q", "i1", 2, Duration.ofSeconds(30)).jobs().stream()
+        StoredJob current = store.claim("q", "i1", 2, Duration.ofSeconds(30), 1).jobs().stream()
                 .filter(j -> j.payload().equals("new")).findFirst().orElseThrow();
 
         assertThat(store.ack("q", "i1", List.of(old))).isZero();
@@ -197,10 +197,10 @@ class RedisJobStoreTest {
     @Test
     void outcomeOfAnEarlierClaimIsRefusedAfterTheSameInstanceClaimedTheJobAgain() {
         store.publish("q", List.of(new NewJob("j", true, 0, false, "1")));
-        StoredJob first = store.claim("q", "i1", 1, Duration.ofMillis(100)).jobs().get(0);
+        StoredJob first = store.claim("q", "i1", 1, Duration.ofMillis(100), 1).jobs().get(0);
         // i1 froze past its lease (its own sweep may recover the job), then claimed the job again
         await().atMost(Duration.ofSeconds(5)).until(() -> store.recoverExpired("q", 5).requeued() == 1);
-        StoredJob second = store.claim("q", "i1", 1, Duration.ofSeconds(30)).jobs().get(0);
+        StoredJob second = store.claim("q", "i1", 1, Duration.ofSeconds(30), 1).jobs().get(0);
         assertThat(second.attempts()).isEqualTo(2);
 
         assertThat(store.ack("q", "i1", List.of(first))).isZero();
@@ -208,6 +208,26 @@ class RedisJobStoreTest {
         assertThat(store.find("q", "j").orElseThrow().state()).isEqualTo(JobState.RUNNING);
 
         assertThat(store.ack("q", "i1", List.of(second))).isEqualTo(1);
+    }
+
+    @Test
+    void aClaimThatReachesRedisAfterTheHandBackThatFollowedItsLostReplyTakesNothing() {
+        store.publish("q", List.of(new NewJob("a", true, 0, false, "1"), new NewJob("b", true, 0, false, "2")));
+        // the claimer gave up on a claim of epoch 1 and handed back what it held, fencing epoch 1 off
+        store.releaseAllBut("q", "i1", List.of(), 2);
+
+        // the lost claim only reaches Redis now, on another connection
+        assertThat(store.claim("q", "i1", 2, Duration.ofSeconds(30), 1).jobs()).isEmpty();
+        assertThat(store.find("q", "a").orElseThrow().state()).isEqualTo(JobState.READY);
+        assertThat(redisson.getList(keys.active("i1"), StringCodec.INSTANCE).size()).isZero();
+
+        // the claims the container sends from now on carry the new epoch
+        assertThat(store.claim("q", "i1", 2, Duration.ofSeconds(30), 2).jobs()).extracting(StoredJob::id)
+                .containsExactly("a", "b");
+        // another instance has no fence of its own
+        store.publish("q", List.of(new NewJob("c", true, 0, false, "3")));
+        assertThat(store.claim("q", "i2", 1, Duration.ofSeconds(30), 1).jobs()).extracting(StoredJob::id)
+                .containsExactly("c");
     }
 
     private long serverNow() {
