@@ -90,35 +90,21 @@ final class AckBatcher {
     }
 
     private void record(List<StoredJob> batch) {
-        long waitMs = 50;
-        long started = System.nanoTime();
-        while (true) {
-            try {
-                int deleted = store.ack(queue, instance, batch);
-                if (deleted < batch.size()) {
-                    // the job was recovered by another instance meanwhile (this one lost its lease), or replaced
-                    logger.info("Queue '" + queue + "': " + (batch.size() - deleted) + " of " + batch.size()
-                            + " ack(s) refused: those jobs were no longer held by this instance");
-                }
-                batch.forEach(acked);
-                return;
+        RuntimeException failure = OutcomeRetry.run(() -> {
+            int deleted = store.ack(queue, instance, batch);
+            if (deleted < batch.size()) {
+                // the job was recovered by another instance meanwhile (this one lost its lease), or replaced
+                logger.info("Queue '" + queue + "': " + (batch.size() - deleted) + " of " + batch.size()
+                        + " ack(s) refused: those jobs were no longer held by this instance");
             }
-            catch (RuntimeException ex) {
-                long limit = stopping ? 5 : 60;
-                if (System.nanoTime() - started > TimeUnit.SECONDS.toNanos(limit)) {
-                    logger.error("Queue '" + queue + "': could not record the ack of " + batch.size()
-                            + " job(s); they will be handed back and delivered again: " + ex.getMessage());
-                    lost.accept(List.copyOf(batch));
-                    return;
-                }
-                try {
-                    Thread.sleep(waitMs);
-                }
-                catch (InterruptedException interrupted) {
-                    // only stop() ends this thread, and only once the queue is empty
-                }
-                waitMs = Math.min(waitMs * 2, 2000);
-            }
+        }, () -> stopping);
+        if (failure == null) {
+            batch.forEach(acked);
+        }
+        else {
+            logger.error("Queue '" + queue + "': could not record the ack of " + batch.size()
+                    + " job(s); they will be handed back and delivered again: " + failure.getMessage());
+            lost.accept(List.copyOf(batch));
         }
     }
 }

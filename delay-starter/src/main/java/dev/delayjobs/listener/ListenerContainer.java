@@ -366,42 +366,17 @@ public final class ListenerContainer {
     }
 
     /**
-     * Records the outcome of a job, retrying while Redis is unreachable: a lost ack would leave the
-     * job held by a live instance. An interrupt from {@link #stop()} does not cancel the recording
-     * (the handler is done; only the outcome is left to store). Gives up after a minute, or a few
-     * seconds when stopping; the job is then handed back and delivered again.
+     * Records the outcome of a job ({@link OutcomeRetry}); if that gives up, the job is handed back
+     * before the next claim and delivered again.
      */
     private void complete(Execution execution, Runnable outcome) {
-        StoredJob job = execution.job;
-        boolean interrupted = false;
-        long waitMs = 50;
-        long started = System.nanoTime();
-        try {
-            while (true) {
-                try {
-                    outcome.run();
-                    return;
-                }
-                catch (RuntimeException ex) {
-                    interrupted |= Thread.interrupted();
-                    long limit = running ? 60 : 5;
-                    if (System.nanoTime() - started > TimeUnit.SECONDS.toNanos(limit)) {
-                        logger.error("Queue '" + queue() + "': could not record the outcome of job '" + job.id()
-                                + "'; it will be handed back and delivered again: " + ex.getMessage());
-                        inFlight.remove(job.id(), execution);
-                        heldUnknown = true;
-                        return;
-                    }
-                    pause(Duration.ofMillis(waitMs));
-                    interrupted |= Thread.interrupted();
-                    waitMs = Math.min(waitMs * 2, 2000);
-                }
-            }
-        }
-        finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
+        RuntimeException failure = OutcomeRetry.run(outcome, () -> !running);
+        if (failure != null) {
+            StoredJob job = execution.job;
+            logger.error("Queue '" + queue() + "': could not record the outcome of job '" + job.id()
+                    + "'; it will be handed back and delivered again: " + failure.getMessage());
+            inFlight.remove(job.id(), execution);
+            heldUnknown = true;
         }
     }
 
