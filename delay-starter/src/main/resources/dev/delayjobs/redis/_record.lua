@@ -83,6 +83,16 @@ local function claimed_record(rec)
   return encode(r)
 end
 
+-- The rule for finishing a claim (ack, retry, bury): only the caller that still holds this claim
+-- may. The claim (gen and attempt) is compared before the active list is touched, so an outcome
+-- of an old claim never removes a newer claim's entry; then the id must leave the caller's active
+-- list. Returns whether the caller held the claim, and the decoded record (nil if not readable).
+local function let_go_of_claim(active_key, id, rec, gen, attempt)
+  local r = rec and decode(rec)
+  if r and (r.gen ~= gen or r.attempts ~= tonumber(attempt)) then return false, r end
+  return redis.call('LREM', active_key, 1, id) == 1, r
+end
+
 -- Tells the queue's timers that an earlier due time exists, only when it beats the current head.
 local function wake_if_head(delayed_key, channel, due, old_head)
   if old_head == nil or tonumber(due) < old_head then

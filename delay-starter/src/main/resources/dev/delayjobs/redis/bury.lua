@@ -3,12 +3,10 @@
 -- KEYS[4] errors (hash)              KEYS[5] stats (hash)
 -- ARGV[1] id  ARGV[2] gen claimed  ARGV[3] error text  ARGV[4] attempt claimed (see ack.lua)
 -- Returns 1 if buried, 0 if the caller no longer held the job, or it was gone or replaced. Cost: O(log N).
--- only a caller that still holds this claim of the job may move it (see ack.lua)
+-- only the caller that still holds this claim may move the job (let_go_of_claim in _record.lua)
 local rec = redis.call('HGET', KEYS[2], ARGV[1])
-local r = rec and decode(rec)
-if r and (r.gen ~= ARGV[2] or r.attempts ~= tonumber(ARGV[4])) then return 0 end
-if redis.call('LREM', KEYS[1], 1, ARGV[1]) == 0 then return 0 end
-if not rec then return 0 end
+local held, r = let_go_of_claim(KEYS[1], ARGV[1], rec, ARGV[2], ARGV[4])
+if not held or not rec then return 0 end
 if r then
   if r.running ~= '1' then return 0 end
   r.running = '0'

@@ -4,12 +4,9 @@
 -- ARGV[1] id  ARGV[2] gen claimed  ARGV[3] error text  ARGV[4] backoff ms  ARGV[5] wake channel
 -- ARGV[6] attempt claimed (with the gen, names the claim: see ack.lua)
 -- Returns 1 if scheduled again, 0 if the caller no longer held the job, or it was gone or replaced. Cost: O(log N).
--- only a caller that still holds this claim of the job may move it (see ack.lua)
-local rec = redis.call('HGET', KEYS[2], ARGV[1])
-local r = rec and decode(rec)
-if r and (r.gen ~= ARGV[2] or r.attempts ~= tonumber(ARGV[6])) then return 0 end
-if redis.call('LREM', KEYS[1], 1, ARGV[1]) == 0 then return 0 end
-if not r or r.running ~= '1' then return 0 end
+-- only the caller that still holds this claim may move the job (let_go_of_claim in _record.lua)
+local held, r = let_go_of_claim(KEYS[1], ARGV[1], redis.call('HGET', KEYS[2], ARGV[1]), ARGV[2], ARGV[6])
+if not held or not r or r.running ~= '1' then return 0 end
 local old_head = head_score(KEYS[3])
 r.running = '0'
 r.due = now_ms() + tonumber(ARGV[4])
