@@ -200,16 +200,22 @@ public final class BenchmarkMain {
                 .withBytes(bytes));
     }
 
+    /** {@code count} delays drawn with {@code seed}, uniform in {@code from}..{@code from + 1000} ms. */
+    private static long[] delays(long seed, int count, int from) {
+        Random random = new Random(seed);
+        long[] delays = new long[count];
+        for (int i = 0; i < count; i++) {
+            delays[i] = from + random.nextInt(1001);
+        }
+        return delays;
+    }
+
     /** A steady 1,000 jobs/s (configurable), single publish calls, delays 100..1100 ms. */
     private void rate(Engine engine) {
         probe.flushAll();
         int rate = options.rate;
         int total = rate * options.rateSeconds;
-        Random random = new Random(options.seed);
-        long[] delays = new long[total];
-        for (int i = 0; i < total; i++) {
-            delays[i] = 100 + random.nextInt(1001);
-        }
+        long[] delays = delays(options.seed, total, 100);
         Lateness.reset(total);
         Phase phase = Phase.start(probe);
         long start = System.nanoTime();
@@ -232,11 +238,7 @@ public final class BenchmarkMain {
         for (int rate : options.rates) {
             probe.flushAll();
             int total = rate * options.stepSeconds;
-            Random random = new Random(options.seed + rate);
-            long[] delays = new long[total];
-            for (int i = 0; i < total; i++) {
-                delays[i] = 200 + random.nextInt(1001);
-            }
+            long[] delays = delays(options.seed + rate, total, 200);
             Lateness.reset(total);
             Phase phase = Phase.start(probe);
             long start = System.nanoTime();
