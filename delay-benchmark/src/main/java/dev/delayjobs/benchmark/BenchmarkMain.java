@@ -15,6 +15,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
+import dev.delayjobs.embeddedredis.RedisServerProcess;
 import org.redisson.api.RedissonClient;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -56,7 +57,7 @@ public final class BenchmarkMain {
 
     public static void main(String[] args) throws Exception {
         Options options = Options.parse(args);
-        RedisServer server = null;
+        RedisServerProcess server = null;
         String host = "127.0.0.1";
         int port;
         if (options.redisUrl != null) {
@@ -65,7 +66,8 @@ public final class BenchmarkMain {
             port = uri.getPort() > 0 ? uri.getPort() : 6379;
         }
         else {
-            server = RedisServer.start();
+            // Redis from the PATH (e.g. the OS's 7.x) when there is one, else the bundled 6.2
+            server = RedisServerProcess.builder().binary(RedisServerProcess.onPath().orElse(null)).start();
             port = server.port();
         }
         try (RedisProbe probe = new RedisProbe(host, port)) {

@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
+import dev.delayjobs.embeddedredis.RedisServerProcess;
 import org.apache.commons.logging.Log;
 import org.springframework.boot.EnvironmentPostProcessor;
 import org.springframework.boot.SpringApplication;
@@ -15,7 +16,7 @@ import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.MapPropertySource;
 
 /**
- * Starts an {@link EmbeddedRedis} for the sample when the environment names no Redis, so that the
+ * Starts an embedded Redis ({@link RedisServerProcess}) for the sample when the environment names no Redis, so that the
  * app runs on a machine with nothing but Java.
  *
  * <p>A Redis counts as configured when any of {@code spring.data.redis.host}, {@code .port},
@@ -69,7 +70,8 @@ public class EmbeddedRedisEnvironmentPostProcessor implements EnvironmentPostPro
             log.info("Redis configured by " + configured.get() + "; not starting the embedded Redis");
             return;
         }
-        EmbeddedRedis redis = EmbeddedRedis.start(environment.getProperty(PORT, Integer.class, 0));
+        RedisServerProcess redis = RedisServerProcess.builder().port(environment.getProperty(PORT, Integer.class, 0))
+                .ownSession().start();
         environment.getPropertySources().addFirst(new MapPropertySource(PROPERTY_SOURCE,
                 Map.of("spring.data.redis.host", redis.host(), "spring.data.redis.port", redis.port())));
         stopOnShutdown(environment, redis);
@@ -94,13 +96,13 @@ public class EmbeddedRedisEnvironmentPostProcessor implements EnvironmentPostPro
         return Optional.empty();
     }
 
-    private static void stopOnShutdown(ConfigurableEnvironment environment, EmbeddedRedis redis) {
+    private static void stopOnShutdown(ConfigurableEnvironment environment, RedisServerProcess redis) {
         if (environment.getProperty("spring.main.register-shutdown-hook", Boolean.class, true)) {
             // runs after Spring Boot's shutdown hook has closed the application contexts
-            SpringApplication.getShutdownHandlers().add(redis::stop);
+            SpringApplication.getShutdownHandlers().add(redis::close);
         }
         else {
-            Runtime.getRuntime().addShutdownHook(new Thread(redis::stop, "embedded-redis-shutdown"));
+            Runtime.getRuntime().addShutdownHook(new Thread(redis::close, "embedded-redis-shutdown"));
         }
     }
 }

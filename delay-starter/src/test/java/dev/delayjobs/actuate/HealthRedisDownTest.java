@@ -12,7 +12,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 import dev.delayjobs.DelayPublisher;
 import dev.delayjobs.DelayedHandler;
 import dev.delayjobs.test.Http;
-import dev.delayjobs.test.RedisServerProcess;
+import dev.delayjobs.embeddedredis.RedisServerProcess;
 import dev.delayjobs.test.TestApps;
 import dev.delayjobs.test.TestRedis;
 

@@ -9,7 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import dev.delayjobs.test.RedisServerProcess;
+import dev.delayjobs.embeddedredis.RedisServerProcess;
 
 /**
  * A {@link ConsumerMain} in a JVM of its own, started with this JVM's {@code java} and class path.

@@ -18,7 +18,7 @@ import dev.delayjobs.JobInfo;
 import dev.delayjobs.JobState;
 import dev.delayjobs.fault.ConsumerMain.Work;
 import dev.delayjobs.fault.HandledLog.Handled;
-import dev.delayjobs.test.RedisServerProcess;
+import dev.delayjobs.embeddedredis.RedisServerProcess;
 import dev.delayjobs.test.TestApps;
 import dev.delayjobs.test.TestRedis;
 

@@ -22,7 +22,7 @@ import dev.delayjobs.DelayedHandler;
 import dev.delayjobs.DelayedJob;
 import dev.delayjobs.fault.ConsumerMain.Work;
 import dev.delayjobs.fault.HandledLog.Handled;
-import dev.delayjobs.test.RedisServerProcess;
+import dev.delayjobs.embeddedredis.RedisServerProcess;
 import dev.delayjobs.test.TestApps;
 import dev.delayjobs.test.TestRedis;
 

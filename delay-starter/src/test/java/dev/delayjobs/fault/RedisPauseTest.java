@@ -24,7 +24,7 @@ import dev.delayjobs.fault.ConsumerMain.Work;
 import dev.delayjobs.fault.HandledLog.Handled;
 import dev.delayjobs.redis.QueueStats;
 import dev.delayjobs.redis.RedisJobStore;
-import dev.delayjobs.test.RedisServerProcess;
+import dev.delayjobs.embeddedredis.RedisServerProcess;
 import dev.delayjobs.test.TestApps;
 import dev.delayjobs.test.TestRedis;
 

@@ -2,6 +2,7 @@ package dev.delayjobs.test;
 
 import java.util.UUID;
 
+import dev.delayjobs.embeddedredis.RedisServerProcess;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
@@ -54,7 +55,7 @@ public final class TestRedis {
         }
         RedisServerProcess server = RedisServerProcess.start();
         Runtime.getRuntime().addShutdownHook(new Thread(server::close));
-        return "127.0.0.1:" + server.port();
+        return server.address();
     }
 
     private static boolean dockerAvailable() {

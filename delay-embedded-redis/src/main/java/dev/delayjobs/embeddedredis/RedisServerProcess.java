@@ -1,0 +1,378 @@
+package dev.delayjobs.embeddedredis;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import redis.embedded.core.ExecutableProvider;
+
+/**
+ * A real {@code redis-server} child process on a loopback port, started by {@link Builder#start()}
+ * and returned once it accepts connections.
+ *
+ * <p>The binary, unless {@link Builder#binary(File)} names one: the one named by the system property
+ * {@value #BINARY_PROPERTY}, else the one shipped inside the embedded-redis jar (Redis 6.2 on Linux
+ * and macOS, the floor the starter supports, so every machine runs the same server), else a
+ * {@code redis-server} on the PATH (Windows, whose bundled 5.0 lacks {@code BLMOVE}).
+ *
+ * <p>Persistence is off unless the extra arguments turn it on. The data directory is a fresh
+ * temporary one, deleted by {@link #close()}, unless {@link Builder#dataDirUnder(Path)} asks for a
+ * kept one (fault tests read its {@code redis.log} and restart the server on its AOF).
+ */
+public final class RedisServerProcess implements AutoCloseable {
+
+    /** System property naming the {@code redis-server} to run instead of the bundled one. */
+    public static final String BINARY_PROPERTY = "delay.test.redis-server";
+
+    /** The address the server binds to. */
+    public static final String HOST = "127.0.0.1";
+
+    private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(20);
+    private static final Duration STOP_TIMEOUT = Duration.ofSeconds(10);
+
+    private final File executable;
+    private final int port;
+    private final Path dir;
+    private final boolean temporaryDir;
+    private final List<String> extraArgs;
+    private final boolean ownSession;
+    private Process process;
+
+    private RedisServerProcess(Builder builder, File executable, int port, Path dir, boolean temporaryDir) {
+        this.executable = executable;
+        this.port = port;
+        this.dir = dir;
+        this.temporaryDir = temporaryDir;
+        this.extraArgs = List.copyOf(builder.args);
+        this.ownSession = builder.ownSession;
+    }
+
+    /** A server on a free port with a kept data directory under {@code target/redis}: what tests use. */
+    public static RedisServerProcess start(String... extraArgs) {
+        return builder().dataDirUnder(Path.of("target", "redis")).args(extraArgs).start();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The {@code redis-server} on the PATH, if there is one. */
+    public static Optional<File> onPath() {
+        boolean windows = System.getProperty("os.name", "").toLowerCase(Locale.ROOT).startsWith("windows");
+        return findOnPath(windows ? "redis-server.exe" : "redis-server");
+    }
+
+    public String host() {
+        return HOST;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    /** {@code host:port}. */
+    public String address() {
+        return HOST + ":" + port;
+    }
+
+    public String url() {
+        return "redis://" + address();
+    }
+
+    public String binary() {
+        return executable.getAbsolutePath();
+    }
+
+    public Path dir() {
+        return dir;
+    }
+
+    /** The process id of the running server. */
+    public synchronized long pid() {
+        if (process == null) {
+            throw new IllegalStateException("redis-server on port " + port + " is not running");
+        }
+        return process.pid();
+    }
+
+    /** Freezes the server (SIGSTOP): connections stay open, nothing is answered until {@link #resume()}. */
+    public void pause() {
+        signal("STOP");
+    }
+
+    /** Lets a paused server run again (SIGCONT). */
+    public void resume() {
+        signal("CONT");
+    }
+
+    /** Kills the server at once (SIGKILL): no final save. {@link #restart()} starts it again. */
+    public synchronized void kill() {
+        if (process != null) {
+            process.destroyForcibly();
+            awaitExit(process);
+            process = null;
+        }
+    }
+
+    /** Starts the server again after {@link #kill()}, on the same port and data directory. */
+    public synchronized void restart() {
+        if (process != null) {
+            throw new IllegalStateException("redis-server on port " + port + " is running");
+        }
+        try {
+            startProcess();
+        }
+        catch (IOException ex) {
+            throw new IllegalStateException("cannot restart redis-server on port " + port + ": " + ex.getMessage(), ex);
+        }
+    }
+
+    /** Stops the server (SIGTERM, SIGKILL when it lingers) and deletes a temporary data directory. Idempotent. */
+    @Override
+    public synchronized void close() {
+        if (process != null) {
+            process.destroy();
+            if (!awaitExit(process)) {
+                process.destroyForcibly();
+                awaitExit(process);
+            }
+            process = null;
+        }
+        if (temporaryDir) {
+            deleteDir();
+        }
+    }
+
+    private void startProcess() throws IOException {
+        List<String> command = new ArrayList<>();
+        if (ownSession) {
+            // In its own session a terminal's Ctrl-C reaches the JVM but not redis-server, so the
+            // application shuts down against a live Redis. setsid(1) execs in place: the Process is redis-server.
+            findOnPath("setsid").ifPresent(setsid -> command.add(setsid.getAbsolutePath()));
+        }
+        command.addAll(List.of(executable.getAbsolutePath(), "--port", Integer.toString(port), "--bind", HOST,
+                "--dir", dir.toString(), "--save", "", "--appendonly", "no", "--daemonize", "no"));
+        command.addAll(extraArgs);
+        process = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("redis.log").toFile())).start();
+        long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) {
+                String tail = logTail();
+                process = null;
+                throw new IOException("redis-server exited at once on port " + port + ": " + tail);
+            }
+            try (Socket socket = new Socket()) {
+                socket.connect(new InetSocketAddress(HOST, port), 200);
+                return;
+            }
+            catch (IOException notYet) {
+                sleepBriefly();
+            }
+        }
+        process.destroyForcibly();
+        awaitExit(process);
+        process = null;
+        throw new IOException("redis-server did not listen on " + address() + " within " + STARTUP_TIMEOUT.toSeconds() + " s");
+    }
+
+    private void signal(String name) {
+        long pid = pid();
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(pid)).inheritIO().start();
+            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                throw new IllegalStateException("kill -" + name + " " + pid + " failed");
+            }
+        }
+        catch (IOException ex) {
+            throw new IllegalStateException("cannot send SIG" + name + " to redis-server", ex);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while sending SIG" + name, ex);
+        }
+    }
+
+    private static boolean awaitExit(Process process) {
+        try {
+            return process.waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        }
+        catch (InterruptedException ex) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    private String logTail() {
+        try {
+            List<String> lines = Files.readAllLines(dir.resolve("redis.log"), StandardCharsets.UTF_8);
+            return String.join(" | ", lines.subList(Math.max(0, lines.size() - 5), lines.size()));
+        }
+        catch (IOException ex) {
+            return "(no output)";
+        }
+    }
+
+    private void deleteDir() {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(dir)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+        }
+        catch (IOException | UncheckedIOException ex) {
+            // a temporary directory left behind is harmless
+        }
+    }
+
+    private static void sleepBriefly() {
+        try {
+            Thread.sleep(20);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for redis-server", ex);
+        }
+    }
+
+    private static File defaultExecutable() throws IOException {
+        String configured = System.getProperty(BINARY_PROPERTY);
+        if (configured != null && !configured.isBlank()) {
+            File file = new File(configured);
+            if (!file.canExecute()) {
+                throw new IOException(BINARY_PROPERTY + "=" + configured + " is not an executable file");
+            }
+            return file;
+        }
+        if (!System.getProperty("os.name", "").toLowerCase(Locale.ROOT).startsWith("windows")) {
+            try {
+                return ExecutableProvider.newJarResourceProvider().get();
+            }
+            catch (RuntimeException noBinaryForThisPlatform) {
+                // fall back to the PATH
+            }
+        }
+        return onPath().orElseThrow(() -> new IOException("no redis-server binary for "
+                + System.getProperty("os.name") + "/" + System.getProperty("os.arch")
+                + " in the embedded-redis jar nor on the PATH; install Redis 6.2+ or set -D" + BINARY_PROPERTY));
+    }
+
+    private static Optional<File> findOnPath(String name) {
+        String path = System.getenv("PATH");
+        if (path == null) {
+            return Optional.empty();
+        }
+        for (String entry : path.split(File.pathSeparator)) {
+            File candidate = new File(entry, name);
+            if (candidate.isFile() && candidate.canExecute()) {
+                return Optional.of(candidate);
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(HOST))) {
+            return socket.getLocalPort();
+        }
+    }
+
+    private static int requireFree(int port) throws IOException {
+        try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getByName(HOST))) {
+            return port;
+        }
+        catch (IOException ex) {
+            throw new IOException("port " + port + " is in use", ex);
+        }
+    }
+
+    /** Settings of a server to start; every one is optional. */
+    public static final class Builder {
+
+        private File binary;
+        private int port;
+        private Path parentDir;
+        private final List<String> args = new ArrayList<>();
+        private boolean ownSession;
+
+        private Builder() {
+        }
+
+        /** The {@code redis-server} to run instead of the default (see the class comment). */
+        public Builder binary(File binary) {
+            this.binary = binary;
+            return this;
+        }
+
+        /** The port to listen on; 0 (the default) picks a free one. */
+        public Builder port(int port) {
+            if (port < 0 || port > 65535) {
+                throw new IllegalArgumentException("port must be 0..65535, was " + port);
+            }
+            this.port = port;
+            return this;
+        }
+
+        /** Keep the data directory: {@code parent/redis-<port>}, not deleted by {@link #close()}. */
+        public Builder dataDirUnder(Path parent) {
+            this.parentDir = parent;
+            return this;
+        }
+
+        /** Extra {@code redis-server} arguments, e.g. {@code "--appendonly", "yes"}. */
+        public Builder args(String... args) {
+            this.args.addAll(List.of(args));
+            return this;
+        }
+
+        /** Run the server in a session of its own, so a terminal's Ctrl-C does not reach it. */
+        public Builder ownSession() {
+            this.ownSession = true;
+            return this;
+        }
+
+        /**
+         * Starts the server and returns once it accepts connections.
+         * @throws IllegalStateException when it cannot be started, with the reason
+         */
+        public RedisServerProcess start() {
+            try {
+                File executable = binary != null ? binary : defaultExecutable();
+                int chosenPort = port > 0 ? requireFree(port) : freePort();
+                boolean temporary = parentDir == null;
+                Path dir = temporary ? Files.createTempDirectory("delay-redis-")
+                        : Files.createDirectories(parentDir.toAbsolutePath().resolve("redis-" + chosenPort));
+                RedisServerProcess server = new RedisServerProcess(this, executable, chosenPort, dir, temporary);
+                try {
+                    server.startProcess();
+                }
+                catch (IOException ex) {
+                    if (temporary) {
+                        server.deleteDir();
+                    }
+                    throw ex;
+                }
+                return server;
+            }
+            catch (IOException ex) {
+                throw new IllegalStateException("Cannot start redis-server: " + ex.getMessage(), ex);
+            }
+        }
+    }
+}
