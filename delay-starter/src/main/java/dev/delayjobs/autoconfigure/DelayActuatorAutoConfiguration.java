@@ -5,20 +5,24 @@ import java.util.Locale;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.web.PathMappedEndpoints;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.web.filter.OncePerRequestFilter;
 
 import dev.delayjobs.actuate.DelayQueuesEndpoint;
 import dev.delayjobs.actuate.DelayQueuesHealthIndicator;
 import dev.delayjobs.actuate.DelayQueuesWebEndpointExtension;
+import dev.delayjobs.actuate.DelayQueuesWriteRequestFilter;
 import dev.delayjobs.listener.ListenerContainerRegistry;
 import dev.delayjobs.redis.RedisJobStore;
 
@@ -46,6 +50,18 @@ public final class DelayActuatorAutoConfiguration {
         @ConditionalOnBean(DelayQueuesEndpoint.class)
         DelayQueuesWebEndpointExtension delayQueuesWebEndpointExtension(DelayQueuesEndpoint endpoint) {
             return new DelayQueuesWebEndpointExtension(endpoint);
+        }
+
+        @Configuration(proxyBeanMethods = false)
+        @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+        @ConditionalOnClass({ OncePerRequestFilter.class, PathMappedEndpoints.class })
+        static final class ServletConfiguration {
+
+            @Bean
+            @ConditionalOnMissingBean
+            DelayQueuesWriteRequestFilter delayQueuesWriteRequestFilter(ObjectProvider<PathMappedEndpoints> endpoints) {
+                return new DelayQueuesWriteRequestFilter(endpoints);
+            }
         }
     }
 

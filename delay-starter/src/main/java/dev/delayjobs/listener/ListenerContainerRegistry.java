@@ -8,10 +8,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.BeanInitializationException;
 import org.springframework.context.SmartLifecycle;
 
 import dev.delayjobs.core.DelayQueueObserver;
+import dev.delayjobs.core.DurationText;
 import dev.delayjobs.core.PayloadCodec;
 import dev.delayjobs.redis.RedisJobStore;
 import dev.delayjobs.timer.QueueWatchdog;
@@ -21,6 +24,8 @@ import dev.delayjobs.timer.QueueWatchdog;
  * application context: they start last, once everything else is up, and stop first.
  */
 public final class ListenerContainerRegistry implements SmartLifecycle {
+
+    private static final Log logger = LogFactory.getLog(ListenerContainerRegistry.class);
 
     /** Phase of the containers: after the watchdog they rely on. */
     public static final int PHASE = QueueWatchdog.PHASE + 100;
@@ -66,6 +71,12 @@ public final class ListenerContainerRegistry implements SmartLifecycle {
         for (Registered registered : containers.values()) {
             if (registered.endpoint.settings().autoStartup()) {
                 registered.container.start();
+                logger.info("Queue '" + registered.endpoint.queue() + "': consumed by " + registered.endpoint.describe()
+                        + ", " + describe(registered.endpoint.settings()));
+            }
+            else {
+                logger.info("Queue '" + registered.endpoint.queue() + "': handled by " + registered.endpoint.describe()
+                        + ", not started (autoStartup is false)");
             }
         }
         running = true;
@@ -104,6 +115,14 @@ public final class ListenerContainerRegistry implements SmartLifecycle {
     @Override
     public int getPhase() {
         return PHASE;
+    }
+
+    /** "concurrency 4, max attempts 5, backoff 1s x2.0 up to 5m, handler timeout none". */
+    static String describe(QueueSettings settings) {
+        QueueSettings.ExponentialBackoff backoff = settings.backoff();
+        return "concurrency " + settings.concurrency() + ", max attempts " + settings.maxAttempts() + ", backoff "
+                + DurationText.of(backoff.initial()) + " x" + backoff.multiplier() + " up to " + DurationText.of(backoff.max())
+                + ", handler timeout " + DurationText.of(settings.handlerTimeout());
     }
 
     private record Registered(HandlerEndpoint endpoint, ListenerContainer container) {

@@ -36,6 +36,16 @@ public final class Http {
                 .POST(HttpRequest.BodyPublishers.ofString(json)));
     }
 
+    /** A POST as a careless client sends it: {@code contentType} and {@code body} may be null. */
+    public Response postRaw(String path, String contentType, String body) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path))
+                .POST(body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        if (contentType != null) {
+            request.header("Content-Type", contentType);
+        }
+        return send(request);
+    }
+
     private Response send(HttpRequest.Builder request) {
         try {
             HttpResponse<String> response = client.send(request.timeout(Duration.ofSeconds(60)).build(),
