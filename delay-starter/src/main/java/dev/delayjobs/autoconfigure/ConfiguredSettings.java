@@ -95,6 +95,10 @@ final class ConfiguredSettings implements QueueSettings.Source {
         return properties.getMaxPayloadSize().toBytes();
     }
 
+    boolean strictPayloads() {
+        return properties.getConsumer().isStrictPayloads();
+    }
+
     String instanceId() {
         String configured = properties.getInstanceId();
         if (configured != null) {

@@ -55,7 +55,8 @@ public final class DelayAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     PayloadCodec delayPayloadCodec(ObjectProvider<JsonMapper> jsonMapper, ConfiguredSettings settings) {
-        return new PayloadCodec(jsonMapper.getIfAvailable(JsonMapper::new), settings.maxPayloadBytes());
+        return new PayloadCodec(jsonMapper.getIfAvailable(JsonMapper::new), settings.maxPayloadBytes(),
+                settings.strictPayloads());
     }
 
     @Bean

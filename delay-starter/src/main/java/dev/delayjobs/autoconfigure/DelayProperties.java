@@ -266,6 +266,14 @@ public class DelayProperties {
         private Duration handlerTimeout;
 
         /**
+         * Whether a record payload must carry every component that is not an Optional or
+         * annotated @Nullable. A job whose payload lacks one (or has it null) goes to the dead set
+         * with the field named, instead of running its handler with null. Unknown extra fields are
+         * allowed either way. False reads payloads as Jackson does (missing fields become null or 0).
+         */
+        private boolean strictPayloads = true;
+
+        /**
          * Delays between attempts of a failed job.
          */
         private final Backoff backoff = new Backoff();
@@ -296,6 +304,14 @@ public class DelayProperties {
 
         public Duration getHandlerTimeout() {
             return handlerTimeout;
+        }
+
+        public boolean isStrictPayloads() {
+            return strictPayloads;
+        }
+
+        public void setStrictPayloads(boolean strictPayloads) {
+            this.strictPayloads = strictPayloads;
         }
 
         public void setHandlerTimeout(Duration handlerTimeout) {

@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JavaType;
+import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
 
 /** Writes payloads to JSON and reads them back as a handler's parameter type, with the application's mapper. */
@@ -12,10 +13,17 @@ public final class PayloadCodec {
 
     private final ObjectMapper mapper;
     private final long maxPayloadBytes;
+    /** Null when payloads are read leniently (missing record fields become null or 0). */
+    private final RecordPayloadContract contract;
 
-    public PayloadCodec(ObjectMapper mapper, long maxPayloadBytes) {
+    /**
+     * @param strictPayloads whether a record payload missing a required field (or having it null)
+     * fails to read, instead of running the handler with null
+     */
+    public PayloadCodec(ObjectMapper mapper, long maxPayloadBytes, boolean strictPayloads) {
         this.mapper = mapper;
         this.maxPayloadBytes = maxPayloadBytes;
+        this.contract = strictPayloads ? new RecordPayloadContract(mapper) : null;
     }
 
     /** Writes a payload, or throws {@link IllegalArgumentException} saying why it cannot be stored. */
@@ -43,8 +51,16 @@ public final class PayloadCodec {
         return mapper.getTypeFactory().constructType(type);
     }
 
-    /** Reads a payload; throws {@link JacksonException} when the JSON does not fit the type. */
+    /**
+     * Reads a payload; throws {@link JacksonException} when the JSON does not fit the type, and
+     * {@link IllegalArgumentException} when it lacks a field its record requires (strict payloads).
+     */
     public Object read(String json, JavaType type) {
-        return mapper.readValue(json, type);
+        if (contract == null || !type.getRawClass().isRecord()) {
+            return mapper.readValue(json, type);
+        }
+        JsonNode tree = mapper.readTree(json);
+        contract.check(tree, type.getRawClass());
+        return mapper.treeToValue(tree, type);
     }
 }

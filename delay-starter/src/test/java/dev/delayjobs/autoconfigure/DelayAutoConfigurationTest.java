@@ -131,7 +131,7 @@ class DelayAutoConfigurationTest {
 
     @Test
     void userPayloadCodecReplacesOursAndThePublisherUsesIt() {
-        PayloadCodec codec = new PayloadCodec(new JsonMapper(), 10);
+        PayloadCodec codec = new PayloadCodec(new JsonMapper(), 10, true);
         runner.withBean(PayloadCodec.class, () -> codec).run(context -> {
             assertThat(context).hasNotFailed();
             assertThat(context).hasSingleBean(PayloadCodec.class);
