@@ -22,18 +22,21 @@ public final class PublishRequest {
     private final Instant dueAt;
     private final String key;
     private final boolean replaceExisting;
+    private final Boolean afterCommit;
 
-    private PublishRequest(Object payload, Duration delay, Instant dueAt, String key, boolean replaceExisting) {
+    private PublishRequest(Object payload, Duration delay, Instant dueAt, String key, boolean replaceExisting,
+            Boolean afterCommit) {
         this.payload = payload;
         this.delay = delay;
         this.dueAt = dueAt;
         this.key = key;
         this.replaceExisting = replaceExisting;
+        this.afterCommit = afterCommit;
     }
 
     /** A request for {@code payload}, due at once until {@link #delay} or {@link #at} says otherwise. */
     public static PublishRequest of(Object payload) {
-        return new PublishRequest(payload, Duration.ZERO, null, null, false);
+        return new PublishRequest(payload, Duration.ZERO, null, null, false, null);
     }
 
     /** Due after {@code delay} from the moment Redis stores the job. */
@@ -41,7 +44,7 @@ public final class PublishRequest {
         if (delay == null) {
             throw new IllegalArgumentException("delay must not be null");
         }
-        return new PublishRequest(payload, delay, null, key, replaceExisting);
+        return new PublishRequest(payload, delay, null, key, replaceExisting, afterCommit);
     }
 
     /** Due at {@code dueAt}, read with this JVM's clock. */
@@ -49,12 +52,12 @@ public final class PublishRequest {
         if (dueAt == null) {
             throw new IllegalArgumentException("dueAt must not be null");
         }
-        return new PublishRequest(payload, null, dueAt, key, replaceExisting);
+        return new PublishRequest(payload, null, dueAt, key, replaceExisting, afterCommit);
     }
 
     /** Uses {@code key} as the job id. */
     public PublishRequest key(String key) {
-        return new PublishRequest(payload, delay, dueAt, key, replaceExisting);
+        return new PublishRequest(payload, delay, dueAt, key, replaceExisting, afterCommit);
     }
 
     /**
@@ -62,7 +65,22 @@ public final class PublishRequest {
      * reset). A running job is never replaced: the publish then keeps it and returns its id.
      */
     public PublishRequest replaceExisting() {
-        return new PublishRequest(payload, delay, dueAt, key, true);
+        return new PublishRequest(payload, delay, dueAt, key, true, afterCommit);
+    }
+
+    /**
+     * Inside a Spring-managed transaction, stores the job only once the transaction commits, and
+     * never if it rolls back; the id is returned at once. The delay then counts from the commit.
+     * Outside a transaction the job is stored at once. {@code delay.publisher.after-commit=true}
+     * makes this the default for every request.
+     */
+    public PublishRequest afterCommit() {
+        return new PublishRequest(payload, delay, dueAt, key, replaceExisting, true);
+    }
+
+    /** Stores the job at once, even inside a transaction and with {@code delay.publisher.after-commit=true}. */
+    public PublishRequest immediately() {
+        return new PublishRequest(payload, delay, dueAt, key, replaceExisting, false);
     }
 
     public Object payload() {
@@ -86,5 +104,10 @@ public final class PublishRequest {
 
     public boolean isReplaceExisting() {
         return replaceExisting;
+    }
+
+    /** {@code true} for {@link #afterCommit()}, {@code false} for {@link #immediately()}, {@code null} for the configured default. */
+    public Boolean afterCommitChoice() {
+        return afterCommit;
     }
 }

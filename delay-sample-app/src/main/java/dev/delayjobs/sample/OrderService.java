@@ -6,6 +6,7 @@ import java.time.Instant;
 
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Places and pays orders, and keeps their delayed jobs in step with the database.
@@ -15,12 +16,16 @@ import org.springframework.transaction.annotation.Transactional;
  * <li>Placing writes the order row and its timeout job in one database transaction, the job last.
  * If Redis refuses the job, the row is rolled back: there is no order without its timeout. A job
  * left behind by a failed commit finds no pending order and does nothing.
- * <li>Paying commits the payment first, then cancels the timeout and schedules the receipt. The
- * receipt job is due at once: published before the commit, it could run before the payment is
- * visible. If Redis fails after the commit, the client gets an error and pays again: paying a paid
- * order answers it again and schedules what is missing. A timeout that could not be cancelled, or
- * was already running, finds the order paid and leaves it alone.
+ * <li>Paying records the payment and publishes the receipt job in one database transaction, the
+ * job with {@code afterCommit()}: it is stored once the payment commits, and never if it rolls
+ * back. The receipt job is due at once: stored before the commit, it could run before the payment
+ * is visible. The timeout is cancelled after the commit too, so a payment that fails to commit
+ * keeps its timeout. If Redis fails after the commit, the client gets an error and pays again:
+ * paying a paid order answers it again and schedules what is missing. A timeout that could not be
+ * cancelled, or was already running, finds the order paid and leaves it alone.
  * </ul>
+ * Placing does not defer its job to the commit: a Redis failure after the commit would leave an
+ * order that nothing closes, while a job stored before a commit that then fails finds no order.
  */
 @Service
 class OrderService {
@@ -30,14 +35,16 @@ class OrderService {
     private final ReceiptMails receipts;
     private final OrderProperties properties;
     private final Clock clock;
+    private final TransactionTemplate transaction;
 
     OrderService(Orders orders, OrderTimeouts timeouts, ReceiptMails receipts, OrderProperties properties,
-            Clock clock) {
+            Clock clock, TransactionTemplate transaction) {
         this.orders = orders;
         this.timeouts = timeouts;
         this.receipts = receipts;
         this.properties = properties;
         this.clock = clock;
+        this.transaction = transaction;
     }
 
     /** Saves a new order waiting for its payment and schedules its timeout. */
@@ -56,13 +63,16 @@ class OrderService {
      * @throws OrderStateException if the order is closed
      */
     CustomerOrder pay(long id) {
-        boolean paidNow = orders.markPaid(id, clock.instant());
-        CustomerOrder order = find(id);
-        if (order.status() != OrderStatus.PAID) {
-            throw new OrderStateException("order " + id + " cannot be paid: it is " + order.status());
-        }
+        CustomerOrder order = transaction.execute(status -> {
+            boolean paidNow = orders.markPaid(id, clock.instant());
+            CustomerOrder paid = find(id);
+            if (paid.status() != OrderStatus.PAID) {
+                throw new OrderStateException("order " + id + " cannot be paid: it is " + paid.status());
+            }
+            receipts.scheduleAfterCommit(id, paidNow);
+            return paid;
+        });
         timeouts.cancel(id);
-        receipts.schedule(id, paidNow);
         return order;
     }
 

@@ -46,12 +46,13 @@ class ReceiptMails {
     }
 
     /**
-     * Schedules the receipt of a paid order.
+     * Schedules the receipt of a paid order once the payment's transaction commits (at once outside
+     * a transaction); nothing is scheduled if it rolls back.
      * @param paidNow {@code true} when the order was paid just now, {@code false} when the payment is
      *     repeated: then a receipt job that exists already is kept (publishing a key twice makes one job)
      */
-    void schedule(long orderId, boolean paidNow) {
-        PublishRequest receipt = PublishRequest.of(new ReceiptMail(orderId)).key(key(orderId));
+    void scheduleAfterCommit(long orderId, boolean paidNow) {
+        PublishRequest receipt = PublishRequest.of(new ReceiptMail(orderId)).key(key(orderId)).afterCommit();
         // replaceExisting: a job with this key can only be left by an order of an earlier run (see
         // OrderTimeouts.schedule); a dead one would otherwise stand in for this order's receipt
         delays.publish(QUEUE, paidNow ? receipt.replaceExisting() : receipt);

@@ -9,16 +9,20 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 import dev.delayjobs.DelayPublisher;
 import dev.delayjobs.core.DelayQueueObserver;
 import dev.delayjobs.core.PayloadCodec;
+import dev.delayjobs.core.PublishDeferral;
 import dev.delayjobs.core.RedisDelayPublisher;
 import dev.delayjobs.listener.DelayedHandlerAnnotationBeanPostProcessor;
 import dev.delayjobs.listener.ListenerContainerRegistry;
 import dev.delayjobs.listener.QueueSettings;
 import dev.delayjobs.redis.RedisJobStore;
 import dev.delayjobs.timer.QueueWatchdog;
+import dev.delayjobs.transaction.AfterCommitDeferral;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -61,8 +65,21 @@ public final class DelayAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(DelayPublisher.class)
-    RedisDelayPublisher delayPublisher(RedisJobStore store, PayloadCodec codec, ObjectProvider<DelayQueueObserver> observers) {
-        return new RedisDelayPublisher(store, codec, observer(observers));
+    RedisDelayPublisher delayPublisher(RedisJobStore store, PayloadCodec codec, ObjectProvider<DelayQueueObserver> observers,
+            ObjectProvider<PublishDeferral> deferral, DelayProperties properties) {
+        return new RedisDelayPublisher(store, codec, observer(observers), deferral.getIfAvailable(() -> PublishDeferral.NONE),
+                properties.getPublisher().isAfterCommit());
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(TransactionSynchronizationManager.class)
+    static final class TransactionConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean
+        PublishDeferral delayPublishDeferral() {
+            return new AfterCommitDeferral();
+        }
     }
 
     @Bean

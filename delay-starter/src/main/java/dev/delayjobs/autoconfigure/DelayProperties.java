@@ -75,6 +75,11 @@ public class DelayProperties {
     private final Consumer consumer = new Consumer();
 
     /**
+     * Publishing.
+     */
+    private final Publisher publisher = new Publisher();
+
+    /**
      * The delayQueues health indicator.
      */
     private final Health health = new Health();
@@ -191,6 +196,29 @@ public class DelayProperties {
     }
 
     /** The delayQueues health indicator. */
+    public Publisher getPublisher() {
+        return publisher;
+    }
+
+    public static class Publisher {
+
+        /**
+         * Whether a publish made inside a Spring-managed transaction waits for its commit by
+         * default (and is dropped on rollback). The id is returned at once; the delay counts from
+         * the commit. A request chooses for itself with PublishRequest.afterCommit() or
+         * immediately(). Outside a transaction jobs are stored at once either way.
+         */
+        private boolean afterCommit;
+
+        public boolean isAfterCommit() {
+            return afterCommit;
+        }
+
+        public void setAfterCommit(boolean afterCommit) {
+            this.afterCommit = afterCommit;
+        }
+    }
+
     public static class Health {
 
         /**

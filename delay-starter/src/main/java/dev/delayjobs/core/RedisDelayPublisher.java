@@ -29,11 +29,20 @@ public final class RedisDelayPublisher implements DelayPublisher {
     private final RedisJobStore store;
     private final PayloadCodec codec;
     private final DelayQueueObserver observer;
+    private final PublishDeferral deferral;
+    private final boolean afterCommitByDefault;
 
-    public RedisDelayPublisher(RedisJobStore store, PayloadCodec codec, DelayQueueObserver observer) {
+    /**
+     * @param deferral where publishes that wait for a transaction's commit go
+     * @param afterCommitByDefault whether a request that does not choose waits for the commit
+     */
+    public RedisDelayPublisher(RedisJobStore store, PayloadCodec codec, DelayQueueObserver observer,
+            PublishDeferral deferral, boolean afterCommitByDefault) {
         this.store = store;
         this.codec = codec;
         this.observer = observer;
+        this.deferral = deferral;
+        this.afterCommitByDefault = afterCommitByDefault;
     }
 
     @Override
@@ -67,13 +76,19 @@ public final class RedisDelayPublisher implements DelayPublisher {
         if (requests == null) {
             throw new IllegalArgumentException("requests must not be null");
         }
-        List<NewJob> jobs = new ArrayList<>(requests.size());
-        boolean[] generated = new boolean[requests.size()];
-        for (int i = 0; i < requests.size(); i++) {
+        int count = requests.size();
+        List<NewJob> jobs = new ArrayList<>(count);
+        boolean[] generated = new boolean[count];
+        List<Integer> later = new ArrayList<>();
+        List<Integer> now = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
             try {
                 PublishRequest request = requestArgument(requests.get(i));
                 generated[i] = request.key() == null;
                 jobs.add(toJob(request));
+                Boolean choice = request.afterCommitChoice();
+                boolean waitForCommit = choice != null ? choice : afterCommitByDefault;
+                (waitForCommit ? later : now).add(i);
             }
             catch (IllegalArgumentException ex) {
                 throw new IllegalArgumentException("request " + i + ": " + ex.getMessage(), ex);
@@ -83,6 +98,26 @@ public final class RedisDelayPublisher implements DelayPublisher {
             return List.of();
         }
         store.registerQueue(queue);
+        if (!later.isEmpty()) {
+            List<NewJob> waiting = pick(jobs, later);
+            boolean[] waitingGenerated = pick(generated, later);
+            if (deferral.deferToCommit(() -> storeAfterCommit(queue, waiting, waitingGenerated))) {
+                List<String> stored = store(queue, pick(jobs, now), pick(generated, now));
+                String[] ids = new String[count];
+                for (int i = 0; i < now.size(); i++) {
+                    ids[now.get(i)] = stored.get(i);
+                }
+                for (int i = 0; i < later.size(); i++) {
+                    ids[later.get(i)] = waiting.get(i).id();
+                }
+                return List.of(ids);
+            }
+        }
+        return store(queue, jobs, generated);
+    }
+
+    /** Stores jobs in chunks; returns their ids in order (a generated id that clashed is drawn again). */
+    private List<String> store(String queue, List<NewJob> jobs, boolean[] generated) {
         List<String> ids = new ArrayList<>(jobs.size());
         for (int from = 0; from < jobs.size(); from += BATCH_CHUNK) {
             List<NewJob> chunk = new ArrayList<>(jobs.subList(from, Math.min(jobs.size(), from + BATCH_CHUNK)));
@@ -91,6 +126,35 @@ public final class RedisDelayPublisher implements DelayPublisher {
             observer.published(queue, created);
         }
         return ids;
+    }
+
+    /**
+     * Stores jobs whose ids the caller already has. A generated id that clashed (72 random bits:
+     * next to never) is drawn again rather than the job lost; the caller's id then names no job.
+     * A failure propagates to the code that committed the transaction.
+     */
+    private void storeAfterCommit(String queue, List<NewJob> jobs, boolean[] generated) {
+        List<String> stored = store(queue, jobs, generated);
+        for (int i = 0; i < jobs.size(); i++) {
+            if (!stored.get(i).equals(jobs.get(i).id())) {
+                logger.error("Queue '" + queue + "': the generated id '" + jobs.get(i).id() + "' of a job published "
+                        + "after commit met an existing job; the job was stored as '" + stored.get(i) + "' instead");
+            }
+        }
+    }
+
+    private static <T> List<T> pick(List<T> all, List<Integer> positions) {
+        List<T> picked = new ArrayList<>(positions.size());
+        positions.forEach(i -> picked.add(all.get(i)));
+        return picked;
+    }
+
+    private static boolean[] pick(boolean[] all, List<Integer> positions) {
+        boolean[] picked = new boolean[positions.size()];
+        for (int i = 0; i < picked.length; i++) {
+            picked[i] = all[positions.get(i)];
+        }
+        return picked;
     }
 
     /**

@@ -27,6 +27,7 @@ import dev.delayjobs.DelayPublisher;
 import dev.delayjobs.JobInfo;
 import dev.delayjobs.core.DelayQueueObserver;
 import dev.delayjobs.core.PayloadCodec;
+import dev.delayjobs.core.PublishDeferral;
 import dev.delayjobs.core.RedisDelayPublisher;
 import dev.delayjobs.listener.DelayedHandlerAnnotationBeanPostProcessor;
 import dev.delayjobs.listener.ListenerContainerRegistry;
@@ -67,6 +68,20 @@ class DelayAutoConfigurationTest {
             }
             assertThat(context).getBean(DelayPublisher.class).isInstanceOf(RedisDelayPublisher.class);
         });
+    }
+
+    @Test
+    void defersPublishesToTheCommitWithSpringTransactionsAndNotWithout() {
+        runner.run(context -> assertThat(context).getBean(PublishDeferral.class)
+                .isInstanceOf(dev.delayjobs.transaction.AfterCommitDeferral.class));
+        runner.withClassLoader(new FilteredClassLoader(org.springframework.transaction.support.TransactionSynchronizationManager.class))
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context).doesNotHaveBean(PublishDeferral.class);
+                    assertThat(context).hasSingleBean(DelayPublisher.class);
+                });
+        runner.withBean(PublishDeferral.class, () -> PublishDeferral.NONE)
+                .run(context -> assertThat(context).getBean(PublishDeferral.class).isSameAs(PublishDeferral.NONE));
     }
 
     @Test
@@ -329,7 +344,7 @@ class DelayAutoConfigurationTest {
 
         @Bean
         DelayPublisher userPublisher(RedisJobStore store, PayloadCodec codec) {
-            return new RedisDelayPublisher(store, codec, DelayQueueObserver.NONE);
+            return new RedisDelayPublisher(store, codec, DelayQueueObserver.NONE, PublishDeferral.NONE, false);
         }
     }
 
