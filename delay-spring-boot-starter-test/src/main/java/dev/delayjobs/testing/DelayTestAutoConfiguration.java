@@ -1,0 +1,30 @@
+package dev.delayjobs.testing;
+
+import java.time.Duration;
+
+import org.redisson.api.RedissonClient;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+import dev.delayjobs.DelayPublisher;
+import dev.delayjobs.autoconfigure.DelayAutoConfiguration;
+import dev.delayjobs.redis.QueueTestOperations;
+import dev.delayjobs.redis.RedisJobStore;
+
+/**
+ * A {@link DelayQueueTester} wherever the starter runs and this test module is on the classpath
+ * (a test-scoped dependency, so production contexts never see it).
+ */
+@AutoConfiguration(after = DelayAutoConfiguration.class)
+@ConditionalOnBean({ RedisJobStore.class, DelayPublisher.class })
+public final class DelayTestAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    DelayQueueTester delayQueueTester(RedisJobStore store, RedissonClient redisson, DelayPublisher publisher) {
+        return new DelayQueueTester(store, new QueueTestOperations(redisson, store.prefix()), publisher,
+                Duration.ofSeconds(10));
+    }
+}

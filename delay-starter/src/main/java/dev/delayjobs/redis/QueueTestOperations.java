@@ -1,0 +1,76 @@
+package dev.delayjobs.redis;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.redisson.api.RScript;
+import org.redisson.api.RScript.Mode;
+import org.redisson.api.RScript.ReturnType;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.RedisException;
+import org.redisson.client.codec.StringCodec;
+
+import dev.delayjobs.DelayQueueException;
+
+/**
+ * What tests of an application do to its queues and production code never does: make waiting
+ * jobs due now, and wipe a queue. Used by the starter's test support; kept here, with the other
+ * scripts, because only the Redis layer knows key names.
+ */
+public final class QueueTestOperations {
+
+    private static final LuaScript FAST_FORWARD = LuaScript.load("fast-forward");
+    private static final int FAST_FORWARD_BATCH = 1000;
+
+    private final RedissonClient redisson;
+    private final String prefix;
+    private final RScript script;
+
+    public QueueTestOperations(RedissonClient redisson, String prefix) {
+        this.redisson = redisson;
+        this.prefix = prefix;
+        this.script = redisson.getScript(StringCodec.INSTANCE);
+    }
+
+    /** Makes every delayed job due within {@code window} from now due now; returns how many. */
+    public long fastForward(String queue, Duration window) {
+        QueueKeys k = new QueueKeys(prefix, queue);
+        long moved = 0;
+        long last;
+        do {
+            last = call(queue, () -> FAST_FORWARD.<Long>run(script, Mode.READ_WRITE, ReturnType.LONG,
+                    k.of(k.jobs(), k.delayed(), k.ready()), Long.toString(window.toMillis()),
+                    Integer.toString(FAST_FORWARD_BATCH)));
+            moved += last;
+        } while (last == FAST_FORWARD_BATCH);
+        return moved;
+    }
+
+    /**
+     * Deletes every job, counter and consumer entry of the queue, (the queue stays in the registry of known queues).
+     * Consumers still running keep their threads; what they had claimed is simply gone.
+     */
+    public void clear(String queue) {
+        QueueKeys k = new QueueKeys(prefix, queue);
+        call(queue, () -> {
+            List<String> keys = new ArrayList<>(List.of(k.jobs(), k.delayed(), k.ready(), k.dead(), k.errors(), k.stats(),
+                    k.instances(), k.workers(), k.claimFences()));
+            redisson.<String>getScoredSortedSet(k.instances(), StringCodec.INSTANCE).readAll()
+                    .forEach(instance -> keys.add(k.active(instance)));
+            redisson.<String, String>getMap(k.workers(), StringCodec.INSTANCE).readAllKeySet()
+                    .forEach(instance -> keys.add(k.active(instance)));
+            redisson.getKeys().delete(keys.stream().distinct().toArray(String[]::new));
+            return null;
+        });
+    }
+
+    private static <T> T call(String queue, java.util.function.Supplier<T> operation) {
+        try {
+            return operation.get();
+        }
+        catch (RedisException ex) {
+            throw new DelayQueueException("Redis could not fast-forward or clear queue '" + queue + "': " + ex.getMessage(), ex);
+        }
+    }
+}

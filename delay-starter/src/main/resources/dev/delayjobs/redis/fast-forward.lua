@@ -1,0 +1,22 @@
+-- fast-forward: for tests, makes the delayed jobs due within a window due now, oldest first.
+-- KEYS[1] jobs (hash)   KEYS[2] delayed (zset)   KEYS[3] ready (list)
+-- ARGV[1] window ms (jobs due before now + window)   ARGV[2] most jobs to move in this call
+-- Each job's due time becomes the server's now (so lateness and DelayedJob.dueAt read as if it
+-- had been published for now); its publish time is kept. The jobs go to ready, which wakes the
+-- waiting consumers. Returns the number moved; call again while it equals ARGV[2].
+-- Cost: O(log N + m) for m jobs moved.
+local now = now_ms()
+local ids = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now + tonumber(ARGV[1]), 'LIMIT', 0, tonumber(ARGV[2]))
+for _, id in ipairs(ids) do
+  local rec = redis.call('HGET', KEYS[1], id)
+  local r = rec and decode(rec)
+  if r then
+    if tonumber(r.due) > now then
+      r.due = now
+      redis.call('HSET', KEYS[1], id, encode(r))
+    end
+    redis.call('RPUSH', KEYS[3], id)
+  end
+  redis.call('ZREM', KEYS[2], id)
+end
+return #ids
