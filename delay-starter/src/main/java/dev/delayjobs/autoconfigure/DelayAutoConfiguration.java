@@ -8,8 +8,10 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 import dev.delayjobs.DelayPublisher;
@@ -20,6 +22,7 @@ import dev.delayjobs.core.RedisDelayPublisher;
 import dev.delayjobs.listener.DelayedHandlerAnnotationBeanPostProcessor;
 import dev.delayjobs.listener.ListenerContainerRegistry;
 import dev.delayjobs.listener.QueueSettings;
+import dev.delayjobs.listener.WorkerThreads;
 import dev.delayjobs.redis.RedisJobStore;
 import dev.delayjobs.timer.QueueWatchdog;
 import dev.delayjobs.transaction.AfterCommitDeferral;
@@ -91,8 +94,11 @@ public final class DelayAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     ListenerContainerRegistry delayListenerContainerRegistry(RedisJobStore store, QueueWatchdog watchdog,
-            PayloadCodec codec, ConfiguredSettings settings, ObjectProvider<DelayQueueObserver> observers) {
-        return new ListenerContainerRegistry(store, watchdog, codec, settings.shutdownTimeout(), observer(observers));
+            PayloadCodec codec, ConfiguredSettings settings, ObjectProvider<DelayQueueObserver> observers,
+            Environment environment) {
+        // spring.threads.virtual.enabled=true on Java 21+: handlers run on virtual threads
+        WorkerThreads threads = Threading.VIRTUAL.isActive(environment) ? WorkerThreads.VIRTUAL : WorkerThreads.PLATFORM;
+        return new ListenerContainerRegistry(store, watchdog, codec, settings.shutdownTimeout(), observer(observers), threads);
     }
 
     /** All observers in the context (the metrics, and any of the application's) as one. */

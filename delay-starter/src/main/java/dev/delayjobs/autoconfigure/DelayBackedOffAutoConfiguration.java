@@ -10,10 +10,9 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.diagnostics.FailureAnalyzedException;
 import org.springframework.context.annotation.Bean;
-import org.springframework.core.MethodIntrospector;
-import org.springframework.core.annotation.AnnotatedElementUtils;
 
 import dev.delayjobs.DelayedHandler;
+import dev.delayjobs.listener.DelayedHandlerAnnotationBeanPostProcessor;
 
 /**
  * Active when the delay starter backed off for want of a {@link RedissonClient} (not because
@@ -38,9 +37,7 @@ public final class DelayBackedOffAutoConfiguration {
         @Override
         public Object postProcessAfterInitialization(Object bean, String beanName) {
             Class<?> target = AopUtils.getTargetClass(bean);
-            Map<java.lang.reflect.Method, DelayedHandler> handlers = MethodIntrospector.selectMethods(target,
-                    (MethodIntrospector.MetadataLookup<DelayedHandler>) method ->
-                            AnnotatedElementUtils.findMergedAnnotation(method, DelayedHandler.class));
+            Map<java.lang.reflect.Method, DelayedHandler> handlers = DelayedHandlerAnnotationBeanPostProcessor.handlerMethods(target);
             if (!handlers.isEmpty()) {
                 var first = handlers.entrySet().iterator().next();
                 throw new FailureAnalyzedException("Bean '" + beanName + "' has @DelayedHandler method "

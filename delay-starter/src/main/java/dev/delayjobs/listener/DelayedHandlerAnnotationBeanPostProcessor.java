@@ -52,9 +52,7 @@ public final class DelayedHandlerAnnotationBeanPostProcessor
         if (withoutHandlers.contains(target)) {
             return bean;
         }
-        Map<Method, DelayedHandler> methods = MethodIntrospector.selectMethods(target,
-                (MethodIntrospector.MetadataLookup<DelayedHandler>) method ->
-                        AnnotatedElementUtils.findMergedAnnotation(method, DelayedHandler.class));
+        Map<Method, DelayedHandler> methods = handlerMethods(target);
         if (methods.isEmpty()) {
             withoutHandlers.add(target);
             return bean;
@@ -175,7 +173,13 @@ public final class DelayedHandlerAnnotationBeanPostProcessor
         return evaluated == null ? "" : evaluated.toString().trim();
     }
 
-    private static Type payloadType(String beanName, Method method) {
+    /** The {@code @DelayedHandler} methods of a class, with their (merged) annotations. */
+    public static Map<Method, DelayedHandler> handlerMethods(Class<?> type) {
+        return MethodIntrospector.selectMethods(type, (MethodIntrospector.MetadataLookup<DelayedHandler>) method ->
+                AnnotatedElementUtils.findMergedAnnotation(method, DelayedHandler.class));
+    }
+
+    static Type payloadType(String beanName, Method method) {
         String where = HandlerEndpoint.describe(beanName, method);
         if (method.getParameterCount() != 1) {
             throw new BeanInitializationException("@DelayedHandler " + where + " must take exactly one parameter: the "

@@ -53,6 +53,7 @@ public final class ListenerContainer {
     private final PayloadCodec codec;
     private final Duration shutdownTimeout;
     private final DelayQueueObserver observer;
+    private final WorkerThreads workerThreads;
 
     private final Object lifecycle = new Object();
     private volatile boolean running;
@@ -77,7 +78,8 @@ public final class ListenerContainer {
     private volatile long claimEpoch = 1;
 
     ListenerContainer(HandlerEndpoint endpoint, RedisJobStore store, QueueWatchdog watchdog, PayloadCodec codec,
-            Duration shutdownTimeout, DelayQueueObserver observer) {
+            Duration shutdownTimeout, DelayQueueObserver observer, WorkerThreads workerThreads) {
+        this.workerThreads = workerThreads;
         this.endpoint = endpoint;
         this.store = store;
         this.watchdog = watchdog;
@@ -111,9 +113,8 @@ public final class ListenerContainer {
                 lost.forEach(this::settled);
                 heldUnknown = true;
             });
-            AtomicInteger count = new AtomicInteger();
             workers = new ThreadPoolExecutor(settings.concurrency(), Integer.MAX_VALUE, 60, TimeUnit.SECONDS,
-                    new SynchronousQueue<>(), task -> daemon(task, "delay-" + queue() + "-" + count.incrementAndGet()));
+                    new SynchronousQueue<>(), workerThreads.forQueue(queue()));
             timeouts = null;
             if (settings.handlerTimeout() != null) {
                 timeouts = new ScheduledThreadPoolExecutor(1, task -> daemon(task, "delay-" + queue() + "-timeout"));

@@ -35,11 +35,13 @@ public final class ListenerContainerRegistry implements SmartLifecycle {
     private final PayloadCodec codec;
     private final Duration shutdownTimeout;
     private final DelayQueueObserver observer;
+    private final WorkerThreads workerThreads;
     private final Map<String, Registered> containers = new LinkedHashMap<>();
     private volatile boolean running;
 
     public ListenerContainerRegistry(RedisJobStore store, QueueWatchdog watchdog, PayloadCodec codec,
-            Duration shutdownTimeout, DelayQueueObserver observer) {
+            Duration shutdownTimeout, DelayQueueObserver observer, WorkerThreads workerThreads) {
+        this.workerThreads = workerThreads;
         this.store = store;
         this.watchdog = watchdog;
         this.codec = codec;
@@ -54,7 +56,7 @@ public final class ListenerContainerRegistry implements SmartLifecycle {
                     + existing.endpoint.describe() + " and " + endpoint.describe() + "; a queue has one handler");
         }
         containers.put(endpoint.queue(),
-                new Registered(endpoint, new ListenerContainer(endpoint, store, watchdog, codec, shutdownTimeout, observer)));
+                new Registered(endpoint, new ListenerContainer(endpoint, store, watchdog, codec, shutdownTimeout, observer, workerThreads)));
     }
 
     /** The containers, in registration order. */

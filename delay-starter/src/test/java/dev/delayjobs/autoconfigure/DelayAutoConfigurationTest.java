@@ -353,7 +353,8 @@ class DelayAutoConfigurationTest {
 
         @Bean
         ListenerContainerRegistry userRegistry(RedisJobStore store, QueueWatchdog watchdog, PayloadCodec codec) {
-            return new ListenerContainerRegistry(store, watchdog, codec, Duration.ofSeconds(3), DelayQueueObserver.NONE);
+            return new ListenerContainerRegistry(store, watchdog, codec, Duration.ofSeconds(3), DelayQueueObserver.NONE,
+                    dev.delayjobs.listener.WorkerThreads.PLATFORM);
         }
     }
 
