@@ -1,5 +1,6 @@
 package dev.delayjobs.autoconfigure;
 
+import io.micrometer.observation.ObservationRegistry;
 import org.redisson.api.RedissonClient;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -16,6 +17,7 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 
 import dev.delayjobs.DelayPublisher;
 import dev.delayjobs.core.DelayQueueObserver;
+import dev.delayjobs.core.JobTracing;
 import dev.delayjobs.core.PayloadCodec;
 import dev.delayjobs.core.PublishDeferral;
 import dev.delayjobs.core.RedisDelayPublisher;
@@ -24,6 +26,9 @@ import dev.delayjobs.listener.ListenerContainerRegistry;
 import dev.delayjobs.listener.QueueSettings;
 import dev.delayjobs.listener.WorkerThreads;
 import dev.delayjobs.redis.RedisJobStore;
+import dev.delayjobs.observation.DelayHandlerObservationConvention;
+import dev.delayjobs.observation.DelayPublishObservationConvention;
+import dev.delayjobs.observation.ObservedJobTracing;
 import dev.delayjobs.timer.QueueWatchdog;
 import dev.delayjobs.transaction.AfterCommitDeferral;
 import tools.jackson.databind.json.JsonMapper;
@@ -69,9 +74,24 @@ public final class DelayAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean(DelayPublisher.class)
     RedisDelayPublisher delayPublisher(RedisJobStore store, PayloadCodec codec, ObjectProvider<DelayQueueObserver> observers,
-            ObjectProvider<PublishDeferral> deferral, DelayProperties properties) {
+            ObjectProvider<PublishDeferral> deferral, DelayProperties properties, ObjectProvider<JobTracing> tracing) {
         return new RedisDelayPublisher(store, codec, observer(observers), deferral.getIfAvailable(() -> PublishDeferral.NONE),
-                properties.getPublisher().isAfterCommit());
+                properties.getPublisher().isAfterCommit(), tracing.getIfAvailable(() -> JobTracing.NONE));
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(ObservationRegistry.class)
+    @ConditionalOnProperty(prefix = "delay.observation", name = "enabled", havingValue = "true")
+    static final class ObservationConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean
+        JobTracing delayJobTracing(ObjectProvider<ObservationRegistry> registry,
+                ObjectProvider<DelayPublishObservationConvention> publishConvention,
+                ObjectProvider<DelayHandlerObservationConvention> handlerConvention) {
+            return new ObservedJobTracing(registry.getIfAvailable(() -> ObservationRegistry.NOOP),
+                    publishConvention.getIfAvailable(), handlerConvention.getIfAvailable());
+        }
     }
 
     @Configuration(proxyBeanMethods = false)
@@ -95,10 +115,11 @@ public final class DelayAutoConfiguration {
     @ConditionalOnMissingBean
     ListenerContainerRegistry delayListenerContainerRegistry(RedisJobStore store, QueueWatchdog watchdog,
             PayloadCodec codec, ConfiguredSettings settings, ObjectProvider<DelayQueueObserver> observers,
-            Environment environment) {
+            Environment environment, ObjectProvider<JobTracing> tracing) {
         // spring.threads.virtual.enabled=true on Java 21+: handlers run on virtual threads
         WorkerThreads threads = Threading.VIRTUAL.isActive(environment) ? WorkerThreads.VIRTUAL : WorkerThreads.PLATFORM;
-        return new ListenerContainerRegistry(store, watchdog, codec, settings.shutdownTimeout(), observer(observers), threads);
+        return new ListenerContainerRegistry(store, watchdog, codec, settings.shutdownTimeout(), observer(observers), threads,
+                tracing.getIfAvailable(() -> JobTracing.NONE));
     }
 
     /** All observers in the context (the metrics, and any of the application's) as one. */

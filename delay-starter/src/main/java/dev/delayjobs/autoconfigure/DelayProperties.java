@@ -80,6 +80,11 @@ public class DelayProperties {
     private final Publisher publisher = new Publisher();
 
     /**
+     * Micrometer observations (metrics and traces) of publishing and handling.
+     */
+    private final Observation observation = new Observation();
+
+    /**
      * The delayQueues health indicator.
      */
     private final Health health = new Health();
@@ -198,6 +203,29 @@ public class DelayProperties {
     /** The delayQueues health indicator. */
     public Publisher getPublisher() {
         return publisher;
+    }
+
+    public Observation getObservation() {
+        return observation;
+    }
+
+    public static class Observation {
+
+        /**
+         * Whether publishing and handling are Micrometer observations (delay.publish,
+         * delay.handler) when an ObservationRegistry bean exists. The trace context is then stored
+         * with each job, and its handler continues the publisher's trace. Off by default, like
+         * spring-kafka's observation.
+         */
+        private boolean enabled;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
     }
 
     public static class Publisher {

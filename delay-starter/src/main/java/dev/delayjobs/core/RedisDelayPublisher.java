@@ -31,13 +31,16 @@ public final class RedisDelayPublisher implements DelayPublisher {
     private final DelayQueueObserver observer;
     private final PublishDeferral deferral;
     private final boolean afterCommitByDefault;
+    private final JobTracing tracing;
 
     /**
      * @param deferral where publishes that wait for a transaction's commit go
      * @param afterCommitByDefault whether a request that does not choose waits for the commit
+     * @param tracing observes each publish call and gives the headers its jobs carry
      */
     public RedisDelayPublisher(RedisJobStore store, PayloadCodec codec, DelayQueueObserver observer,
-            PublishDeferral deferral, boolean afterCommitByDefault) {
+            PublishDeferral deferral, boolean afterCommitByDefault, JobTracing tracing) {
+        this.tracing = tracing;
         this.store = store;
         this.codec = codec;
         this.observer = observer;
@@ -98,6 +101,14 @@ public final class RedisDelayPublisher implements DelayPublisher {
             return List.of();
         }
         store.registerQueue(queue);
+        return tracing.publish(queue, jobs.size(), headers -> storeNowOrAfterCommit(queue,
+                headers.isEmpty() ? jobs : jobs.stream().map(job -> job.carrying(headers)).toList(), generated, later, now));
+    }
+
+    /** Stores the jobs at {@code now} positions at once and those at {@code later} after the commit; returns every id in order. */
+    private List<String> storeNowOrAfterCommit(String queue, List<NewJob> jobs, boolean[] generated, List<Integer> later,
+            List<Integer> now) {
+        int count = jobs.size();
         if (!later.isEmpty()) {
             List<NewJob> waiting = pick(jobs, later);
             boolean[] waitingGenerated = pick(generated, later);

@@ -19,6 +19,8 @@ import org.apache.commons.logging.LogFactory;
 
 import dev.delayjobs.NonRetryableJobException;
 import dev.delayjobs.core.DelayQueueObserver;
+import dev.delayjobs.core.DurationText;
+import dev.delayjobs.core.JobTracing;
 import dev.delayjobs.core.PayloadCodec;
 import dev.delayjobs.redis.Claim;
 import dev.delayjobs.redis.RedisJobStore;
@@ -54,6 +56,7 @@ public final class ListenerContainer {
     private final Duration shutdownTimeout;
     private final DelayQueueObserver observer;
     private final WorkerThreads workerThreads;
+    private final JobTracing tracing;
 
     private final Object lifecycle = new Object();
     private volatile boolean running;
@@ -78,8 +81,9 @@ public final class ListenerContainer {
     private volatile long claimEpoch = 1;
 
     ListenerContainer(HandlerEndpoint endpoint, RedisJobStore store, QueueWatchdog watchdog, PayloadCodec codec,
-            Duration shutdownTimeout, DelayQueueObserver observer, WorkerThreads workerThreads) {
+            Duration shutdownTimeout, DelayQueueObserver observer, WorkerThreads workerThreads, JobTracing tracing) {
         this.workerThreads = workerThreads;
+        this.tracing = tracing;
         this.endpoint = endpoint;
         this.store = store;
         this.watchdog = watchdog;
@@ -262,8 +266,9 @@ public final class ListenerContainer {
                 }
             }
             Throwable failure = null;
+            Object argument = payload;
             try {
-                endpoint.invoke(job, payload);
+                tracing.handle(queue(), job.id(), job.attempts(), job.headers(), () -> endpoint.invoke(job, argument));
             }
             catch (Throwable ex) {
                 failure = ex;
@@ -272,8 +277,10 @@ public final class ListenerContainer {
                 // the timeout won: it counted the attempt as failed and freed the worker
                 ownsWorker = false;
                 Thread.interrupted(); // its interrupt was meant for this call only
-                logger.warn("Queue '" + queue() + "': the handler of job '" + job.id() + "' returned after its "
-                        + "timeout; what it did is not recorded (the attempt already counts as failed)");
+                if (logger.isDebugEnabled()) {
+                    logger.debug("Queue '" + queue() + "': the handler of job '" + job.id() + "' returned after its "
+                            + "timeout; what it did is not recorded (the attempt already counts as failed)");
+                }
                 return;
             }
             if (failure != null) {
@@ -312,8 +319,8 @@ public final class ListenerContainer {
             return;
         }
         StoredJob job = execution.job;
-        String error = "handler timed out after " + endpoint.settings().handlerTimeout();
-        logger.warn("Queue '" + queue() + "': job '" + job.id() + "': " + error + "; interrupting it and freeing its worker");
+        // one log line per timeout: the attempt's failure, logged where it is recorded
+        String error = "handler timed out after " + DurationText.of(endpoint.settings().handlerTimeout());
         Runnable record = () -> {
             try {
                 DelayQueueObserver.Outcome outcome = fail(execution, error, false);

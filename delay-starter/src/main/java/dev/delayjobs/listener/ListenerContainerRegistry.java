@@ -15,6 +15,7 @@ import org.springframework.context.SmartLifecycle;
 
 import dev.delayjobs.core.DelayQueueObserver;
 import dev.delayjobs.core.DurationText;
+import dev.delayjobs.core.JobTracing;
 import dev.delayjobs.core.PayloadCodec;
 import dev.delayjobs.redis.RedisJobStore;
 import dev.delayjobs.timer.QueueWatchdog;
@@ -36,12 +37,14 @@ public final class ListenerContainerRegistry implements SmartLifecycle {
     private final Duration shutdownTimeout;
     private final DelayQueueObserver observer;
     private final WorkerThreads workerThreads;
+    private final JobTracing tracing;
     private final Map<String, Registered> containers = new LinkedHashMap<>();
     private volatile boolean running;
 
     public ListenerContainerRegistry(RedisJobStore store, QueueWatchdog watchdog, PayloadCodec codec,
-            Duration shutdownTimeout, DelayQueueObserver observer, WorkerThreads workerThreads) {
+            Duration shutdownTimeout, DelayQueueObserver observer, WorkerThreads workerThreads, JobTracing tracing) {
         this.workerThreads = workerThreads;
+        this.tracing = tracing;
         this.store = store;
         this.watchdog = watchdog;
         this.codec = codec;
@@ -56,7 +59,8 @@ public final class ListenerContainerRegistry implements SmartLifecycle {
                     + existing.endpoint.describe() + " and " + endpoint.describe() + "; a queue has one handler");
         }
         containers.put(endpoint.queue(),
-                new Registered(endpoint, new ListenerContainer(endpoint, store, watchdog, codec, shutdownTimeout, observer, workerThreads)));
+                new Registered(endpoint, new ListenerContainer(endpoint, store, watchdog, codec, shutdownTimeout, observer, workerThreads,
+                        tracing)));
     }
 
     /** The containers, in registration order. */

@@ -7,7 +7,12 @@ package dev.delayjobs.redis;
  * @param relative whether {@code time} is a delay in ms from the Redis server's now, or epoch ms
  * @param time the delay or the due time
  * @param replaceExisting whether to replace a waiting or dead job with the same id
- * @param payload the payload JSON
+ * @param payload the payload JSON, or its envelope with headers ({@link JobEnvelope})
  */
 public record NewJob(String id, boolean relative, long time, boolean replaceExisting, String payload) {
+
+    /** The same job, its payload stored with {@code headers}. */
+    public NewJob carrying(java.util.Map<String, String> headers) {
+        return new NewJob(id, relative, time, replaceExisting, JobEnvelope.wrap(headers, payload));
+    }
 }

@@ -1,5 +1,6 @@
 package dev.delayjobs.redis;
 
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -14,8 +15,10 @@ import java.util.regex.Pattern;
  *     {@code publishAt} (the publisher's clock)
  * @param publishedAt publish time, epoch ms of the Redis server clock
  * @param payload the payload JSON
+ * @param headers what travels with the job besides its payload (a trace context); empty for most jobs
  */
-public record StoredJob(String id, String gen, int attempts, long dueAt, long publishedAt, String payload) {
+public record StoredJob(String id, String gen, int attempts, long dueAt, long publishedAt, String payload,
+        Map<String, String> headers) {
 
     // mirrors decode() in _record.lua: the compact form, then the form of earlier versions
     private static final Pattern COMPACT = Pattern.compile("^([0-9a-z]+),([0-9a-z]+),(-?[0-9a-z]+),(-?[0-9a-z]+)\\|(.*)$",
@@ -30,7 +33,8 @@ public record StoredJob(String id, String gen, int attempts, long dueAt, long pu
             try {
                 long flags = Long.parseLong(m.group(2), 36);
                 long due = Long.parseLong(m.group(3), 36);
-                return new StoredJob(id, m.group(1), (int) (flags / 2), due, due - Long.parseLong(m.group(4), 36), m.group(5));
+                return new StoredJob(id, m.group(1), (int) (flags / 2), due, due - Long.parseLong(m.group(4), 36),
+                        JobEnvelope.payload(m.group(5)), JobEnvelope.headers(m.group(5)));
             }
             catch (NumberFormatException ex) {
                 return null;
@@ -41,7 +45,7 @@ public record StoredJob(String id, String gen, int attempts, long dueAt, long pu
             return null;
         }
         return new StoredJob(id, m.group(1), Integer.parseInt(m.group(2)), Long.parseLong(m.group(4)),
-                Long.parseLong(m.group(5)), m.group(6));
+                Long.parseLong(m.group(5)), JobEnvelope.payload(m.group(6)), JobEnvelope.headers(m.group(6)));
     }
 
     static boolean isRunning(String record) {

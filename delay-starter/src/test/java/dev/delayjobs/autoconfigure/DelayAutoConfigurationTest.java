@@ -85,6 +85,20 @@ class DelayAutoConfigurationTest {
     }
 
     @Test
+    void observesPublishingAndHandlingOnlyWhenEnabled() {
+        runner.run(context -> assertThat(context).doesNotHaveBean(dev.delayjobs.core.JobTracing.class));
+        runner.withPropertyValues("delay.observation.enabled=true")
+                .run(context -> assertThat(context).getBean(dev.delayjobs.core.JobTracing.class)
+                        .isInstanceOf(dev.delayjobs.observation.ObservedJobTracing.class));
+        runner.withPropertyValues("delay.observation.enabled=true")
+                .withClassLoader(new FilteredClassLoader(io.micrometer.observation.ObservationRegistry.class))
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context).doesNotHaveBean(dev.delayjobs.core.JobTracing.class);
+                });
+    }
+
+    @Test
     void backsOffWithoutARedissonClientBean() {
         new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(JacksonAutoConfiguration.class, DelayAutoConfiguration.class))
@@ -344,7 +358,8 @@ class DelayAutoConfigurationTest {
 
         @Bean
         DelayPublisher userPublisher(RedisJobStore store, PayloadCodec codec) {
-            return new RedisDelayPublisher(store, codec, DelayQueueObserver.NONE, PublishDeferral.NONE, false);
+            return new RedisDelayPublisher(store, codec, DelayQueueObserver.NONE, PublishDeferral.NONE, false,
+                    dev.delayjobs.core.JobTracing.NONE);
         }
     }
 
@@ -354,7 +369,7 @@ class DelayAutoConfigurationTest {
         @Bean
         ListenerContainerRegistry userRegistry(RedisJobStore store, QueueWatchdog watchdog, PayloadCodec codec) {
             return new ListenerContainerRegistry(store, watchdog, codec, Duration.ofSeconds(3), DelayQueueObserver.NONE,
-                    dev.delayjobs.listener.WorkerThreads.PLATFORM);
+                    dev.delayjobs.listener.WorkerThreads.PLATFORM, dev.delayjobs.core.JobTracing.NONE);
         }
     }
 

@@ -1,0 +1,136 @@
+package dev.delayjobs.observation;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.micrometer.observation.ObservationHandler;
+import io.micrometer.observation.ObservationRegistry;
+import io.micrometer.tracing.Span;
+import io.micrometer.tracing.TraceContext;
+import io.micrometer.tracing.exporter.FinishedSpan;
+import io.micrometer.tracing.handler.DefaultTracingObservationHandler;
+import io.micrometer.tracing.handler.PropagatingReceiverTracingObservationHandler;
+import io.micrometer.tracing.handler.PropagatingSenderTracingObservationHandler;
+import io.micrometer.tracing.propagation.Propagator;
+import io.micrometer.tracing.test.simple.SimpleTracer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.context.annotation.Bean;
+
+import dev.delayjobs.DelayedHandler;
+import dev.delayjobs.test.RunningApp;
+
+/**
+ * With {@code delay.observation.enabled=true}, the trace context travels with the job through
+ * Redis: the handler's span belongs to the publisher's trace after a real delay, and a retry is a
+ * new span of the same trace. Micrometer Tracing's test tracer, with a propagator that writes the
+ * trace and span ids as two headers (a W3C or B3 propagator would write theirs the same way).
+ */
+class TracingAcrossTheDelayTest {
+
+    static final SimpleTracer TRACER = new SimpleTracer();
+
+    static class Handlers {
+
+        final AtomicInteger calls = new AtomicInteger();
+
+        @DelayedHandler(queue = "mails", maxAttempts = "3", backoffInitial = "100ms")
+        void mail(String mail) {
+            if (calls.incrementAndGet() == 1 && mail.equals("flaky")) {
+                throw new IllegalStateException("mail gateway busy");
+            }
+        }
+
+        @Bean
+        static ObservationRegistry observationRegistry() {
+            Propagator propagator = new HeaderPropagator(TRACER);
+            ObservationRegistry registry = ObservationRegistry.create();
+            registry.observationConfig().observationHandler(new ObservationHandler.FirstMatchingCompositeObservationHandler(
+                    new PropagatingSenderTracingObservationHandler<>(TRACER, propagator),
+                    new PropagatingReceiverTracingObservationHandler<>(TRACER, propagator),
+                    new DefaultTracingObservationHandler(TRACER)));
+            return registry;
+        }
+    }
+
+    @RegisterExtension
+    static final RunningApp<Handlers> app = RunningApp.of(Handlers.class, "delay.observation.enabled=true",
+            "delay.consumer.backoff.jitter=0");
+
+    @Test
+    void theHandlersSpansContinueThePublishersTraceAfterTheDelayAndAfterARetry() {
+        app.publisher().publish("mails", "flaky", Duration.ofMillis(300));
+        await().atMost(Duration.ofSeconds(10)).until(() -> spans("mails process").size() == 2);
+
+        FinishedSpan publish = spans("mails publish").get(0);
+        List<FinishedSpan> attempts = spans("mails process");
+        assertThat(publish.getTags()).containsEntry("messaging.system", "redis")
+                .containsEntry("messaging.operation", "publish")
+                .containsEntry("messaging.destination.name", "mails");
+        for (FinishedSpan attempt : attempts) {
+            assertThat(attempt.getTraceId()).as("same trace as the publish").isEqualTo(publish.getTraceId());
+            assertThat(attempt.getParentId()).isEqualTo(publish.getSpanId());
+            assertThat(attempt.getTags()).containsEntry("messaging.operation", "process")
+                    .containsEntry("messaging.destination.name", "mails");
+        }
+        assertThat(attempts).extracting(FinishedSpan::getSpanId).doesNotHaveDuplicates();
+        assertThat(attempts).extracting(span -> span.getTags().get("delay.job.attempt")).containsExactlyInAnyOrder("1", "2");
+        assertThat(attempts).filteredOn(span -> "1".equals(span.getTags().get("delay.job.attempt")))
+                .singleElement().satisfies(span -> assertThat(span.getError()).hasMessage("mail gateway busy"));
+    }
+
+    @Test
+    void theTraceContextIsStoredBesideThePayloadNotInIt() {
+        String id = app.publisher().publish("mails", "later", Duration.ofHours(1));
+        assertThat(app.publisher().find("mails", id)).hasValueSatisfying(job -> assertThat(job.payloadJson()).isEqualTo("\"later\""));
+        org.redisson.api.RedissonClient redis = dev.delayjobs.test.TestRedis.newClient();
+        try {
+            String prefix = app.context().getEnvironment().getProperty("delay.key-prefix");
+            String record = redis.<String, String>getMap(prefix + ":{mails}:jobs",
+                    org.redisson.client.codec.StringCodec.INSTANCE).get(id);
+            assertThat(record).contains("|~").contains("test-trace-id=").endsWith("\"later\"");
+        }
+        finally {
+            redis.shutdown();
+        }
+    }
+
+    private static List<FinishedSpan> spans(String name) {
+        return TRACER.getSpans().stream().map(span -> (FinishedSpan) span).filter(span -> name.equals(span.getName())).toList();
+    }
+
+    /** Writes the trace and span ids into the carrier and reads them back as the parent. */
+    static final class HeaderPropagator implements Propagator {
+
+        private final SimpleTracer tracer;
+
+        HeaderPropagator(SimpleTracer tracer) {
+            this.tracer = tracer;
+        }
+
+        @Override
+        public List<String> fields() {
+            return List.of("test-trace-id", "test-span-id");
+        }
+
+        @Override
+        public <C> void inject(TraceContext context, C carrier, Setter<C> setter) {
+            setter.set(carrier, "test-trace-id", context.traceId());
+            setter.set(carrier, "test-span-id", context.spanId());
+        }
+
+        @Override
+        public <C> Span.Builder extract(C carrier, Getter<C> getter) {
+            String traceId = getter.get(carrier, "test-trace-id");
+            if (traceId == null) {
+                return tracer.spanBuilder();
+            }
+            return tracer.spanBuilder().setParent(tracer.traceContextBuilder().traceId(traceId)
+                    .spanId(getter.get(carrier, "test-span-id")).sampled(true).build());
+        }
+    }
+}
