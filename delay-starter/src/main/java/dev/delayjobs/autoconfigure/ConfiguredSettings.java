@@ -8,6 +8,7 @@ import java.util.concurrent.ThreadLocalRandom;
 
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 
+import dev.delayjobs.core.DurationText;
 import dev.delayjobs.core.JobArguments;
 import dev.delayjobs.listener.QueueSettings;
 import dev.delayjobs.timer.WatchdogSettings;
@@ -59,7 +60,7 @@ final class ConfiguredSettings implements QueueSettings.Source {
         positive("delay.dead-retention", properties.getDeadRetention());
         if (properties.getHeartbeatLease().compareTo(properties.getHeartbeatInterval()) <= 0) {
             throw new InvalidConfigurationPropertyValueException("delay.heartbeat-lease", properties.getHeartbeatLease(),
-                    "must be longer than delay.heartbeat-interval (" + properties.getHeartbeatInterval()
+                    "must be longer than delay.heartbeat-interval (" + DurationText.of(properties.getHeartbeatInterval())
                             + "), or live instances lose their jobs to others");
         }
         if (properties.getTransferBatchSize() < 1 || properties.getTransferBatchSize() > 10_000) {

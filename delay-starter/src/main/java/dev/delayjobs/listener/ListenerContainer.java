@@ -140,7 +140,7 @@ public final class ListenerContainer {
             join(claimer, AWAIT_READY.plusSeconds(5));
             boolean finished = awaitHandlers(shutdownTimeout);
             if (!finished) {
-                logger.warn("Queue '" + queue() + "': handlers still running after " + shutdownTimeout
+                logger.warn("Queue '" + queue() + "': handlers still running after " + DurationText.of(shutdownTimeout)
                         + "; interrupting them and handing their jobs back");
                 inFlight.values().forEach(Execution::interruptHandler);
                 finished = awaitHandlers(Duration.ofSeconds(5));
