@@ -317,7 +317,8 @@ public final class RedisJobStore {
 
     private long deadBatches(String queue, LuaScript lua, String action, List<String> ids, boolean toReady) {
         QueueKeys k = keys(queue);
-        List<Object> keyList = toReady ? k.of(k.dead(), k.jobs(), k.errors(), k.ready()) : k.of(k.dead(), k.jobs(), k.errors());
+        List<Object> keyList = toReady ? k.of(k.dead(), k.jobs(), k.errors(), k.ready(), k.stats())
+                : k.of(k.dead(), k.jobs(), k.errors());
         long total = 0;
         if (!ids.isEmpty()) {
             for (int from = 0; from < ids.size(); from += DEAD_BATCH) {

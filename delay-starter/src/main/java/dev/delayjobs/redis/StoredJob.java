@@ -20,10 +20,8 @@ import java.util.regex.Pattern;
 public record StoredJob(String id, String gen, int attempts, long dueAt, long publishedAt, String payload,
         Map<String, String> headers) {
 
-    // mirrors decode() in _record.lua: the compact form, then the form of earlier versions
+    // mirrors decode() in _record.lua
     private static final Pattern COMPACT = Pattern.compile("^([0-9a-z]+),([0-9a-z]+),(-?[0-9a-z]+),(-?[0-9a-z]+)\\|(.*)$",
-            Pattern.DOTALL);
-    private static final Pattern LEGACY = Pattern.compile("^(\\d+)\\|(\\d+)\\|([01])\\|(-?\\d+)\\|(-?\\d+)\\|(.*)$",
             Pattern.DOTALL);
 
     /** Reads a record, or returns {@code null} when it is not in the job format. */
@@ -40,20 +38,11 @@ public record StoredJob(String id, String gen, int attempts, long dueAt, long pu
                 return null;
             }
         }
-        m = LEGACY.matcher(record);
-        if (!m.matches()) {
-            return null;
-        }
-        return new StoredJob(id, m.group(1), Integer.parseInt(m.group(2)), Long.parseLong(m.group(4)),
-                Long.parseLong(m.group(5)), JobEnvelope.payload(m.group(6)), JobEnvelope.headers(m.group(6)));
+        return null;
     }
 
     static boolean isRunning(String record) {
         Matcher m = COMPACT.matcher(record);
-        if (m.matches()) {
-            return Long.parseLong(m.group(2), 36) % 2 == 1;
-        }
-        m = LEGACY.matcher(record);
-        return m.matches() && "1".equals(m.group(3));
+        return m.matches() && Long.parseLong(m.group(2), 36) % 2 == 1;
     }
 }

@@ -9,8 +9,6 @@
 --   age        due - publishedAt in milliseconds (may be negative); publishedAt is on the Redis clock
 --   payload    the job's JSON, untouched (never decoded here, so numbers keep their precision)
 -- Base 36 keeps the header to about 22 characters (a 100-byte payload then fits a 128-byte allocation).
--- Records written by earlier versions, gen|attempts|running|dueAt|publishedAt|payload in decimal, are
--- still read; the next write of such a record uses the compact form.
 
 local function now_ms()
   local t = redis.call('TIME')
@@ -48,11 +46,7 @@ local function decode(rec)
     return { gen = gen, attempts = (flags - flags % 2) / 2, running = running, due = d,
              published = d - from36(age), payload = payload }
   end
-  local g, attempts, r, legacy_due, published, body =
-    string.match(rec, '^(%d+)|(%d+)|([01])|(%-?%d+)|(%-?%d+)|(.*)$')
-  if not g then return nil end
-  return { gen = g, attempts = tonumber(attempts), running = r, due = tonumber(legacy_due),
-           published = tonumber(published), payload = body }
+  return nil
 end
 
 -- gen is a number for a new record (HINCRBY), or the token read from an existing one
@@ -75,12 +69,7 @@ local function claimed_record(rec)
     if flags % 2 == 1 then return false end
     return gen .. ',' .. to36(flags + 3) .. ',' .. rest
   end
-  local r = decode(rec)
-  if not r then return nil end
-  if r.running == '1' then return false end
-  r.running = '1'
-  r.attempts = r.attempts + 1
-  return encode(r)
+  return nil
 end
 
 -- The rule for finishing a claim (ack, retry, bury): only the caller that still holds this claim

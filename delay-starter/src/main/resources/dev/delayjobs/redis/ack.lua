@@ -10,10 +10,13 @@ local ids = {}
 for i = 1, #ARGV, 3 do ids[#ids + 1] = ARGV[i] end
 if #ids == 0 then return 0 end
 local recs = redis.call('HMGET', KEYS[2], unpack(ids))
+-- a batch may hold two claims of one job (one whose reply was lost, and the claim after it):
+-- duplicates are told by claim (id, gen, attempt), not by id, so the stale one cannot hide the valid one
 local done, seen = {}, {}
 for k, id in ipairs(ids) do
-  if not seen[id] then
-    seen[id] = true
+  local claim = id .. ',' .. ARGV[3 * k - 1] .. ',' .. ARGV[3 * k]
+  if not seen[claim] then
+    seen[claim] = true
     local held, r = let_go_of_claim(KEYS[1], id, recs[k], ARGV[3 * k - 1], ARGV[3 * k])
     if held and r and r.running == '1' then
       done[#done + 1] = id

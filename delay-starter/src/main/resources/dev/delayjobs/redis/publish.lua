@@ -14,7 +14,7 @@ local old_head = head_score(KEYS[2])
 local last_gen = redis.call('HINCRBY', KEYS[4], 'published', n)
 local earliest = nil
 local result = {}
-local scored, ready = {}, {}
+local scored, ready, placed = {}, {}, {}
 for i = 0, n - 1 do
   local base = 3 + i * 5
   local id, mode, time, replace, payload = ARGV[base], ARGV[base + 1], tonumber(ARGV[base + 2]), ARGV[base + 3], ARGV[base + 4]
@@ -36,16 +36,29 @@ for i = 0, n - 1 do
     end
   end
   if status ~= 0 then
+    -- an id met again in this call (replaced within the batch) keeps only its last placement
+    local before = placed[id]
+    if before then
+      if before.ready then ready[before.at] = false else scored[before.at] = false; scored[before.at + 1] = false end
+    end
     if due <= now then
       ready[#ready + 1] = id
+      placed[id] = { ready = true, at = #ready }
     else
       scored[#scored + 1] = due
       scored[#scored + 1] = id
+      placed[id] = { ready = false, at = #scored - 1 }
       if earliest == nil or due < earliest then earliest = due end
     end
   end
   result[i + 1] = status
 end
+local function kept(list)
+  local out = {}
+  for _, v in ipairs(list) do if v then out[#out + 1] = v end end
+  return out
+end
+scored, ready = kept(scored), kept(ready)
 if #scored > 0 then redis.call('ZADD', KEYS[2], unpack(scored)) end
 if #ready > 0 then redis.call('RPUSH', KEYS[3], unpack(ready)) end
 if earliest ~= nil then wake_if_head(KEYS[2], ARGV[1], earliest, old_head) end

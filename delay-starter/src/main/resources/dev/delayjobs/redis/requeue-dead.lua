@@ -1,5 +1,8 @@
--- requeue-dead: dead jobs get a fresh start: attempts reset, error cleared, READY at once.
--- KEYS[1] dead (zset)   KEYS[2] jobs (hash)   KEYS[3] errors (hash)   KEYS[4] ready (list)
+-- requeue-dead: dead jobs get a fresh start: attempts reset, error cleared, READY at once, and a
+-- new gen, so that (gen, attempt) still names one claim: an outcome of a claim from before the
+-- death cannot finish the claims after the requeue. Requeue gens count from 36^10 (stats field
+-- 'requeued'), apart from publish gens, which would need 3.6e15 publishes to get there.
+-- KEYS[1] dead (zset)   KEYS[2] jobs (hash)   KEYS[3] errors (hash)   KEYS[4] ready (list)   KEYS[5] stats (hash)
 -- ARGV[1] at most this many   ARGV[2..] ids; with no id, the oldest dead jobs
 -- Returns how many were requeued. Cost: O(M log N) for M jobs.
 local ids = {}
@@ -12,6 +15,7 @@ for _, id in ipairs(ids) do
     local rec = redis.call('HGET', KEYS[2], id)
     local r = rec and decode(rec)
     if r then
+      r.gen = 3656158440062976 + redis.call('HINCRBY', KEYS[5], 'requeued', 1)
       r.attempts = 0
       r.running = '0'
       r.due = now

@@ -136,7 +136,8 @@ class PubSubLossTest {
             String id = "unannounced-" + i;
             long now = System.currentTimeMillis();
             long due = now + 200;
-            String record = (1000 + i) + "|0|0|" + due + "|" + now + "|{\"n\":" + i + ",\"firstWorkMs\":0,\"laterWorkMs\":0}";
+            String record = Integer.toString(1000 + i, 36) + ",0," + Long.toString(due, 36) + "," + Long.toString(due - now, 36)
+                    + "|{\"n\":" + i + ",\"firstWorkMs\":0,\"laterWorkMs\":0}";
             RedisCli.call(redis.port(), "HSET", key("jobs"), id, record);
             RedisCli.call(redis.port(), "ZADD", key("delayed"), Long.toString(due), id);
             ids.add(id);

@@ -233,4 +233,53 @@ class RedisJobStoreTest {
     private long serverNow() {
         return store.transfer("unused", 1).serverNow();
     }
+
+    // --- issue 9: defects 3, 6, 7 ------------------------------------------------------------
+
+    @Test
+    void anAckBatchHoldingAnOldAndTheCurrentClaimOfOneJobFinishesTheCurrentOne() {
+        store.publish("q", List.of(new NewJob("j", true, 0, false, "1")));
+        StoredJob first = store.claim("q", "i1", 1, Duration.ofSeconds(10), 1).jobs().get(0);
+        store.releaseAllBut("q", "i1", List.of(), 2); // its reply was "lost": handed back, claimed again
+        StoredJob second = store.claim("q", "i1", 1, Duration.ofSeconds(10), 2).jobs().get(0);
+        assertThat(second.attempts()).isEqualTo(2);
+
+        int deleted = store.ack("q", "i1", List.of(first, second));
+
+        assertThat(deleted).isEqualTo(1);
+        assertThat(store.find("q", "j")).as("acked, not left RUNNING").isEmpty();
+        assertThat(redisson.getList(keys.active("i1"), StringCodec.INSTANCE).size()).isZero();
+    }
+
+    @Test
+    void theSameKeyTwiceInOneBatchWithReplaceEndsInOneStructure() {
+        List<PublishOutcome> outcomes = store.publish("q", List.of(new NewJob("k", true, 60_000, true, "\"later\""),
+                new NewJob("k", true, 0, true, "\"now\"")));
+
+        assertThat(outcomes).containsExactly(PublishOutcome.CREATED, PublishOutcome.REPLACED);
+        assertThat(redisson.getScoredSortedSet(keys.delayed(), StringCodec.INSTANCE).contains("k")).isFalse();
+        assertThat(redisson.getList(keys.ready(), StringCodec.INSTANCE).readAll()).containsExactly("k");
+        assertThat(store.find("q", "k").orElseThrow().payloadJson()).isEqualTo("\"now\"");
+
+        store.publish("q", List.of(new NewJob("m", true, 0, true, "\"now\""), new NewJob("m", true, 60_000, true, "\"later\"")));
+        assertThat(redisson.getList(keys.ready(), StringCodec.INSTANCE).readAll()).doesNotContain("m");
+        assertThat(store.find("q", "m").orElseThrow().state()).isEqualTo(JobState.DELAYED);
+        assertThat(store.claim("q", "i1", 10, Duration.ofSeconds(10), 1).jobs()).extracting(StoredJob::id).containsExactly("k");
+    }
+
+    @Test
+    void aRequeuedDeadJobGetsANewGenSoItsOldClaimCannotFinishTheNewOne() {
+        store.publish("q", List.of(new NewJob("d", true, 0, false, "1")));
+        StoredJob dying = store.claim("q", "i1", 1, Duration.ofSeconds(10), 1).jobs().get(0);
+        assertThat(store.bury("q", "i1", dying, "broken")).isTrue();
+        assertThat(store.requeueDead("q", List.of("d"))).isEqualTo(1);
+        StoredJob again = store.claim("q", "i1", 1, Duration.ofSeconds(10), 1).jobs().get(0);
+
+        assertThat(again.gen()).isNotEqualTo(dying.gen());
+        assertThat(again.attempts()).isEqualTo(1);
+        // the claim that died is not the one running now: (gen, attempt) names one claim
+        assertThat(store.ack("q", "i1", List.of(dying))).isZero();
+        assertThat(store.find("q", "d").orElseThrow().state()).isEqualTo(JobState.RUNNING);
+        assertThat(store.ack("q", "i1", List.of(again))).isEqualTo(1);
+    }
 }
