@@ -15,7 +15,7 @@ import org.redisson.client.RedisNoScriptException;
 /**
  * One state change of the data model: a Lua file from this package, prefixed with the shared
  * {@code _record.lua}, run by SHA. A Redis restart or {@code SCRIPT FLUSH} empties the script
- * cache, so a NOSCRIPT reply loads the script again and retries once.
+ * cache, so a NOSCRIPT reply runs the script once by its source (EVAL), which caches it again.
  */
 final class LuaScript {
 
@@ -45,8 +45,9 @@ final class LuaScript {
             return script.evalSha(routingKey, mode, sha, returnType, keys, args);
         }
         catch (RedisNoScriptException ex) {
-            script.scriptLoad(source);
-            return script.evalSha(routingKey, mode, sha, returnType, keys, args);
+            // EVAL caches the script on the node that runs it: on the master only, where a
+            // SCRIPT LOAD would also go to every replica (and wait on a slow one)
+            return script.eval(routingKey, mode, source, returnType, keys, args);
         }
     }
 

@@ -30,6 +30,10 @@ import dev.delayjobs.JobState;
  * The data model of the delay queues behind one facade: the only class that knows a key name or
  * runs a script. Every state change is one atomic Lua script, O(log N) or better in the backlog.
  *
+ * <p>Every script runs on the master ({@code Mode.READ_WRITE}), the reading ones too, so the
+ * starter reads its own writes whatever Redisson's read mode ({@code SLAVE} is its default for
+ * Cluster and Sentinel).
+ *
  * <p>Internal API: used by the publisher, the watchdog timer and the listener containers.
  * Failures to reach Redis surface as {@link DelayQueueException}.
  */
@@ -51,6 +55,7 @@ public final class RedisJobStore {
     private static final LuaScript DEAD_PAGE = LuaScript.load("dead-page");
     private static final LuaScript REQUEUE_DEAD = LuaScript.load("requeue-dead");
     private static final LuaScript DELETE_DEAD = LuaScript.load("delete-dead");
+    private static final LuaScript KNOWN_QUEUES = LuaScript.load("known-queues");
     /** Dead jobs moved per script call by the "all" variants. */
     private static final int DEAD_BATCH = 1000;
 
@@ -79,7 +84,11 @@ public final class RedisJobStore {
 
     /** Names of every queue published to or consumed under this prefix. */
     public Set<String> knownQueues() {
-        return call("list the queues", null, () -> redisson.<String>getSet(QueueKeys.registry(prefix), StringCodec.INSTANCE).readAll());
+        List<Object> names = call("list the queues", null, () -> KNOWN_QUEUES.run(script, Mode.READ_WRITE, ReturnType.LIST,
+                List.of(QueueKeys.registry(prefix))));
+        Set<String> queues = new java.util.LinkedHashSet<>();
+        names.forEach(name -> queues.add((String) name));
+        return queues;
     }
 
     public List<PublishOutcome> publish(String queue, List<NewJob> jobs) {
@@ -238,7 +247,7 @@ public final class RedisJobStore {
 
     public Optional<JobInfo> find(String queue, String id) {
         QueueKeys k = keys(queue);
-        List<Object> r = call("look up in", queue, () -> FIND.run(script, Mode.READ_ONLY, ReturnType.LIST,
+        List<Object> r = call("look up in", queue, () -> FIND.run(script, Mode.READ_WRITE, ReturnType.LIST,
                 k.of(k.jobs(), k.delayed(), k.dead(), k.errors()), id));
         if (r.isEmpty()) {
             return Optional.empty();
@@ -266,7 +275,7 @@ public final class RedisJobStore {
     @SuppressWarnings("unchecked")
     public QueueStats stats(String queue) {
         QueueKeys k = keys(queue);
-        List<Object> r = call("read the counts of", queue, () -> QUEUE_STATS.run(script, Mode.READ_ONLY, ReturnType.LIST,
+        List<Object> r = call("read the counts of", queue, () -> QUEUE_STATS.run(script, Mode.READ_WRITE, ReturnType.LIST,
                 k.of(k.delayed(), k.ready(), k.dead(), k.stats(), k.instances(), k.workers(), k.jobs()), k.activePrefix()));
         List<Object> counts = (List<Object>) r.get(0);
         List<Object> totals = (List<Object>) r.get(1);
@@ -290,7 +299,7 @@ public final class RedisJobStore {
     /** A page of the dead set, newest first, and the size of the whole set. */
     public DeadPage deadJobs(String queue, int offset, int count) {
         QueueKeys k = keys(queue);
-        List<Object> r = call("list dead jobs of", queue, () -> DEAD_PAGE.run(script, Mode.READ_ONLY, ReturnType.LIST,
+        List<Object> r = call("list dead jobs of", queue, () -> DEAD_PAGE.run(script, Mode.READ_WRITE, ReturnType.LIST,
                 k.of(k.dead(), k.jobs(), k.errors()), Integer.toString(offset), Integer.toString(count)));
         List<DeadJob> jobs = new ArrayList<>();
         for (int i = 1; i + 3 < r.size(); i += 4) {
