@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
@@ -21,6 +22,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
+import dev.delayjobs.core.JobArguments;
 import dev.delayjobs.test.Recorder;
 import dev.delayjobs.test.TestApps;
 import dev.delayjobs.test.TestRedis;
@@ -156,6 +158,24 @@ class BadInputTest {
         assertRefused(() -> publisher.publishAt(QUEUE, ping(), null), "dueAt must not be null");
         assertRefused(() -> publisher.publishAt(QUEUE, ping(), null, "k-null-due"), "dueAt must not be null");
         assertThat(publisher.find(QUEUE, "k-null-due")).isEmpty();
+    }
+
+    @Test
+    void dueTimesAndDelaysOutsideTheRangeARecordHoldsAreRefused() {
+        assertRefused(() -> publisher.publishAt(QUEUE, ping(), Instant.MAX, "k-max"), "dueAt must be between");
+        assertRefused(() -> publisher.publishAt(QUEUE, ping(), Instant.ofEpochMilli(Long.MIN_VALUE), "k-min"),
+                "dueAt must be between");
+        assertRefused(() -> publisher.publish(QUEUE, PublishRequest.of(ping()).at(Instant.parse("+10000-01-01T00:00:00Z"))
+                .key("k-far")), "dueAt must be between");
+        assertRefused(() -> publisher.publish(QUEUE, ping(), Duration.ofDays(36_501), "k-long"), "delay must be at most 36500 days");
+        assertRefused(() -> publisher.reschedule(QUEUE, "k-any", Instant.MAX), "dueAt must be between");
+        assertRefused(() -> publisher.reschedule(QUEUE, "k-any", ChronoUnit.FOREVER.getDuration()), "delay must be at most");
+        for (String key : List.of("k-max", "k-min", "k-far", "k-long")) {
+            assertThat(publisher.find(QUEUE, key)).isEmpty();
+        }
+        String edge = publisher.publishAt(QUEUE, ping(), JobArguments.MAX_DUE, "k-edge");
+        assertThat(publisher.find(QUEUE, edge).orElseThrow().dueAt()).isEqualTo(JobArguments.MAX_DUE);
+        publisher.cancel(QUEUE, edge);
     }
 
     // --- payloads -----------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 package dev.delayjobs.core;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.regex.Pattern;
 
 /** The rules every public entry point applies to queue names, job ids and delays. */
@@ -13,6 +14,12 @@ public final class JobArguments {
     public static final int MAX_ID_LENGTH = 256;
 
     private static final Pattern QUEUE = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0," + (MAX_QUEUE_LENGTH - 1) + "}");
+
+    /** Longest delay accepted: 100 years. */
+    public static final Duration MAX_DELAY = Duration.ofDays(36_500);
+
+    /** Latest due time accepted. */
+    public static final Instant MAX_DUE = Instant.parse("9999-12-31T23:59:59.999Z");
 
     private JobArguments() {
     }
@@ -54,6 +61,22 @@ public final class JobArguments {
         if (delay.isNegative()) {
             throw new IllegalArgumentException("delay must not be negative, was " + delay);
         }
+        if (delay.compareTo(MAX_DELAY) > 0) {
+            throw new IllegalArgumentException("delay must be at most " + MAX_DELAY.toDays() + " days, was "
+                    + DurationText.of(delay));
+        }
         return delay;
+    }
+
+    /** Checks a due time: from 1970-01-01 to 9999-12-31 (UTC), the range the job record holds. */
+    public static Instant dueAt(Instant dueAt) {
+        if (dueAt == null) {
+            throw new IllegalArgumentException("dueAt must not be null");
+        }
+        if (dueAt.isBefore(Instant.EPOCH) || dueAt.isAfter(MAX_DUE)) {
+            throw new IllegalArgumentException("dueAt must be between " + Instant.EPOCH + " and " + MAX_DUE + ", was "
+                    + dueAt);
+        }
+        return dueAt;
     }
 }

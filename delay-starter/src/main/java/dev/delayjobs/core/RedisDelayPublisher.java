@@ -231,7 +231,7 @@ public final class RedisDelayPublisher implements DelayPublisher {
         boolean replace = request.key() != null && request.isReplaceExisting();
         String json = codec.write(request.payload());
         if (request.dueAt() != null) {
-            return new NewJob(id, false, request.dueAt().toEpochMilli(), replace, json);
+            return new NewJob(id, false, JobArguments.dueAt(request.dueAt()).toEpochMilli(), replace, json);
         }
         return new NewJob(id, true, JobArguments.delay(request.delay()).toMillis(), replace, json);
     }
@@ -244,10 +244,7 @@ public final class RedisDelayPublisher implements DelayPublisher {
     }
 
     private static Instant dueAtArgument(Instant dueAt) {
-        if (dueAt == null) {
-            throw new IllegalArgumentException("dueAt must not be null");
-        }
-        return dueAt;
+        return JobArguments.dueAt(dueAt);
     }
 
     /**

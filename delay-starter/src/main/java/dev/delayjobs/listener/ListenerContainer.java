@@ -125,7 +125,7 @@ public final class ListenerContainer {
                 timeouts.setRemoveOnCancelPolicy(true);
             }
             running = true;
-            claimer = new Thread(this::claimLoop, "delay-" + queue() + "-claimer");
+            claimer = new Thread(this::superviseClaimLoop, "delay-" + queue() + "-claimer");
             claimer.start();
         }
     }
@@ -167,6 +167,27 @@ public final class ListenerContainer {
             }
             workers.shutdownNow();
             watchdog.unwatch(queue());
+        }
+    }
+
+    /**
+     * No throwable ends claiming silently while the container says it runs: one that escapes the
+     * loop is logged, the jobs this instance holds but no worker handles are handed back at the next
+     * claim, and the loop starts again.
+     */
+    private void superviseClaimLoop() {
+        while (running) {
+            try {
+                claimLoop();
+            }
+            catch (Throwable ex) {
+                if (!running) {
+                    return;
+                }
+                logger.error("Queue '" + queue() + "': the claim loop failed; restarting it in 1s", ex);
+                heldUnknown = true;
+                pause(Duration.ofSeconds(1));
+            }
         }
     }
 

@@ -21,7 +21,7 @@ public record StoredJob(String id, String gen, int attempts, long dueAt, long pu
         Map<String, String> headers) {
 
     // mirrors decode() in _record.lua
-    private static final Pattern COMPACT = Pattern.compile("^([0-9a-z]+),([0-9a-z]+),(-?[0-9a-z]+),(-?[0-9a-z]+)\\|(.*)$",
+    private static final Pattern COMPACT = Pattern.compile("^([0-9a-z]{1,12}),([0-9a-z]{1,12}),(-?[0-9a-z]{1,12}),(-?[0-9a-z]{1,12})\\|(.*)$",
             Pattern.DOTALL);
 
     /** Reads a record, or returns {@code null} when it is not in the job format. */

@@ -36,9 +36,18 @@ local function from36(s)
   return tonumber(s, 36)
 end
 
+-- Each number has at most 12 base-36 digits (36^12 < 2^63), as StoredJob.parse requires: a record
+-- Java could not read never reaches a consumer; claim buries it as not in the job format.
+local function fits(...)
+  for _, field in ipairs({ ... }) do
+    if #field > 13 or #string.gsub(field, '^%-', '') > 12 then return false end
+  end
+  return true
+end
+
 local function decode(rec)
   local gen, ar, due, age, payload = string.match(rec, '^([%d%l]+),([%d%l]+),(%-?[%d%l]+),(%-?[%d%l]+)|(.*)$')
-  if gen then
+  if gen and fits(gen, ar, due, age) then
     local flags = from36(ar)
     local running = '0'
     if flags % 2 == 1 then running = '1' end
@@ -63,8 +72,9 @@ end
 -- of a consumer, so no full decode). Returns false when the job is running already, nil when rec is
 -- not in the job format.
 local function claimed_record(rec)
-  local gen, ar, rest = string.match(rec, '^([%d%l]+),([%d%l]+),(%-?[%d%l]+,%-?[%d%l]+|.*)$')
-  if gen then
+  local gen, ar, due, age = string.match(rec, '^([%d%l]+),([%d%l]+),(%-?[%d%l]+),(%-?[%d%l]+)|')
+  if gen and fits(gen, ar, due, age) then
+    local rest = string.sub(rec, #gen + #ar + 3)
     local flags = tonumber(ar, 36)
     if flags % 2 == 1 then return false end
     return gen .. ',' .. to36(flags + 3) .. ',' .. rest

@@ -282,4 +282,19 @@ class RedisJobStoreTest {
         assertThat(store.find("q", "d").orElseThrow().state()).isEqualTo(JobState.RUNNING);
         assertThat(store.ack("q", "i1", List.of(again))).isEqualTo(1);
     }
+
+    @Test
+    void aRecordLuaAcceptsButJavaCannotReadIsBuriedAtClaimNotHandedOver() {
+        // due time far beyond a long in base 36: Lua's pattern matched it, Java's parse returned null
+        redisson.getMap(keys.jobs(), StringCodec.INSTANCE).put("huge", "g1,0,zzzzzzzzzzzzzz,0|1");
+        redisson.getList(keys.ready(), StringCodec.INSTANCE).add("huge");
+        store.publish("q", List.of(new NewJob("fine", true, 0, false, "2")));
+
+        Claim claim = store.claim("q", "i1", 10, Duration.ofSeconds(10), 1);
+
+        assertThat(claim.jobs()).doesNotContainNull().extracting(StoredJob::id).containsExactly("fine");
+        JobInfo huge = store.find("q", "huge").orElseThrow();
+        assertThat(huge.state()).isEqualTo(JobState.DEAD);
+        assertThat(huge.lastError()).isEqualTo("record is not in the job format");
+    }
 }
