@@ -10,9 +10,15 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
+import org.redisson.api.RedissonClient;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Configuration;
 
+import dev.delayjobs.listener.ListenerContainer;
+import dev.delayjobs.listener.ListenerContainerRegistry;
+import dev.delayjobs.redis.NewJob;
+import dev.delayjobs.redis.RedisJobStore;
+import dev.delayjobs.redis.StoredJob;
 import dev.delayjobs.test.Recorder;
 import dev.delayjobs.test.TestApps;
 import dev.delayjobs.test.TestRedis;
@@ -134,6 +140,44 @@ class RecoveryTest {
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
             return false;
+        }
+    }
+
+    @Test
+    void aProcessRestartedUnderTheSameInstanceIdTakesOverWhatTheDeadOneHeld() {
+        String prefix = TestRedis.uniquePrefix();
+        RedissonClient redisson = TestRedis.newClient();
+        try {
+            // the process before the restart: it claimed three of five jobs, raised its claim fence
+            // after lost replies, and was killed (nothing of it runs here but what it left in Redis)
+            RedisJobStore store = new RedisJobStore(redisson, prefix);
+            for (int i = 1; i <= 5; i++) {
+                store.publish("work", List.of(new NewJob("job-" + i, true, 0, false, "{\"n\":" + i + "}")));
+            }
+            List<String> held = store.claim("work", "pod-0", 3, Duration.ofSeconds(20), 1).jobs().stream()
+                    .map(StoredJob::id).toList();
+            for (int i = 0; i < 3; i++) {
+                store.releaseAllBut("work", "pod-0", held);
+            }
+
+            // its successor under the same id: heartbeats keep pod-0's lease alive, so only a
+            // take-over at start can free the three jobs, and its claims must clear the old fence
+            try (ConfigurableApplicationContext restarted = TestApps.run(prefix, List.of(WorkingHandler.class),
+                    "delay.instance-id=pod-0")) {
+                WorkingHandler handler = restarted.getBean(WorkingHandler.class);
+                await().atMost(Duration.ofSeconds(10)).until(() -> handler.recorder.total() == 5);
+
+                // stop() then start() in one JVM is the same case
+                ListenerContainer container = restarted.getBean(ListenerContainerRegistry.class).getContainer("work").orElseThrow();
+                container.stop();
+                container.start();
+                restarted.getBean(DelayPublisher.class).publish("work", new Task(6), Duration.ZERO, "job-6");
+                await().atMost(Duration.ofSeconds(10)).until(() -> handler.recorder.total() == 6);
+                assertThat(handler.recorder.counts()).hasSize(6).allSatisfy((id, count) -> assertThat(count).isEqualTo(1));
+            }
+        }
+        finally {
+            redisson.shutdown();
         }
     }
 }

@@ -124,6 +124,9 @@ public final class ListenerContainer {
                 timeouts = new ScheduledThreadPoolExecutor(1, task -> daemon(task, "delay-" + queue() + "-timeout"));
                 timeouts.setRemoveOnCancelPolicy(true);
             }
+            // what this instance id held before (a restart under a fixed delay.instance-id, or stop then
+            // start) has no worker here: hand it back, and claim above the fence it may have left
+            heldUnknown = true; // the first turn of the claim loop hands it back and sets claimEpoch
             running = true;
             claimer = new Thread(this::superviseClaimLoop, "delay-" + queue() + "-claimer");
             claimer.start();
@@ -155,7 +158,7 @@ public final class ListenerContainer {
                     // once; they stay held, and other instances recover them when the lease expires
                     logger.warn("Queue '" + queue() + "': " + inFlight.size() + " handler(s) ignored the interrupt; "
                             + "their jobs are recovered by other instances when the heartbeat lease expires");
-                    store.releaseAllBut(queue(), watchdog.instanceId(), List.copyOf(inFlight.keySet()), claimEpoch + 1);
+                    store.releaseAllBut(queue(), watchdog.instanceId(), List.copyOf(inFlight.keySet()));
                 }
             }
             catch (RuntimeException ex) {
@@ -206,8 +209,7 @@ public final class ListenerContainer {
             try {
                 if (heldUnknown) {
                     heldUnknown = false;
-                    claimEpoch++;
-                    store.releaseAllBut(queue(), watchdog.instanceId(), List.copyOf(inFlight.keySet()), claimEpoch);
+                    claimEpoch = store.releaseAllBut(queue(), watchdog.instanceId(), List.copyOf(inFlight.keySet())).fence();
                 }
                 claim = store.claim(queue(), watchdog.instanceId(), wanted, lease, claimEpoch);
             }

@@ -7,5 +7,5 @@ package dev.delayjobs.redis;
  * @param buried jobs that had used all their attempts and went to the dead set
  * @param instances instances removed
  */
-public record Recovery(long requeued, long buried, long instances) {
+public record Recovery(long requeued, long buried, long instances, long fence) {
 }

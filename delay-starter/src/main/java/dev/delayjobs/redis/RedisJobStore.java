@@ -196,24 +196,27 @@ public final class RedisJobStore {
 
     /** Sends the jobs of instances whose lease expired back to ready (or dead, past {@code maxAttempts}). */
     public Recovery recoverExpired(String queue, int maxAttempts) {
-        return recover(queue, maxAttempts, "", false, 0, List.of());
+        return recover(queue, maxAttempts, "", false, "0", List.of());
     }
 
     /** Hands every job {@code instance} holds back to ready at once and forgets the instance (shutdown). */
     public Recovery release(String queue, String instance) {
-        return recover(queue, Integer.MAX_VALUE, instance, true, 0, List.of());
+        return recover(queue, Integer.MAX_VALUE, instance, true, "0", List.of());
     }
 
     /**
      * Hands back the jobs {@code instance} holds but no longer handles (a claim or an ack whose reply
-     * was lost), keeping those in {@code inFlight}, and fences off claims of an epoch below
-     * {@code fence}: a lost claim may still be waiting to run in Redis.
+     * was lost), keeping those in {@code inFlight}, and raises the instance's claim fence by one: a
+     * lost claim may still be waiting to run in Redis, and from now on claims of a lower epoch take
+     * nothing. The returned {@link Recovery#fence()} is the epoch to claim with next. With no
+     * {@code inFlight}, this is how a starting container takes over what its instance id held before
+     * (a restart under a fixed {@code delay.instance-id}, or stop then start).
      */
-    public Recovery releaseAllBut(String queue, String instance, Collection<String> inFlight, long fence) {
-        return recover(queue, Integer.MAX_VALUE, instance, false, fence, inFlight);
+    public Recovery releaseAllBut(String queue, String instance, Collection<String> inFlight) {
+        return recover(queue, Integer.MAX_VALUE, instance, false, "next", inFlight);
     }
 
-    private Recovery recover(String queue, int maxAttempts, String instance, boolean forget, long fence,
+    private Recovery recover(String queue, int maxAttempts, String instance, boolean forget, String fence,
             Collection<String> keep) {
         QueueKeys k = keys(queue);
         List<Object> args = new ArrayList<>(5 + keep.size());
@@ -221,12 +224,12 @@ public final class RedisJobStore {
         args.add(Integer.toString(maxAttempts));
         args.add(instance);
         args.add(forget ? "1" : "0");
-        args.add(Long.toString(fence));
+        args.add(fence);
         args.addAll(keep);
         List<Object> r = call("recover jobs of", queue, () -> RECOVER.run(script, Mode.READ_WRITE, ReturnType.LIST,
                 k.of(k.instances(), k.workers(), k.ready(), k.jobs(), k.dead(), k.errors(), k.stats(), k.claimFences()),
                 args.toArray()));
-        return new Recovery(asLong(r.get(0)), asLong(r.get(1)), asLong(r.get(2)));
+        return new Recovery(asLong(r.get(0)), asLong(r.get(1)), asLong(r.get(2)), asLong(r.get(3)));
     }
 
     public boolean cancel(String queue, String id) {

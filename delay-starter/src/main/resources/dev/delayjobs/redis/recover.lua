@@ -10,9 +10,12 @@
 -- ARGV[1] prefix of the active lists (active:<instance> keys share the queue's hash slot)
 -- ARGV[2] max attempts   ARGV[3] instance to release, or ''   ARGV[4] forget the instance (0/1)
 -- ARGV[5] claim fence: when releasing without forgetting, claims of a lower epoch are refused from
--- now on (see claim.lua); the fence only ever rises
+-- now on (see claim.lua); the fence only ever rises. 'next' raises it by one from where it is: a
+-- starting container takes over what its instance id held before and claims from that epoch on.
 -- ARGV[6..] ids to keep
--- Returns {jobs sent back to ready, jobs buried, instances removed}. Cost: O(H^2) for H held jobs
+-- An instance forgotten because its lease ran out keeps its fence: it may be alive (a long pause)
+-- with a claim still on its way, which must stay refused.
+-- Returns {jobs sent back to ready, jobs buried, instances removed, the released instance's fence}. Cost: O(H^2) for H held jobs
 -- (H is at most the instance's concurrency); independent of the backlog.
 local now = now_ms()
 local max_attempts = tonumber(ARGV[2])
@@ -25,7 +28,7 @@ else
 end
 local keep = {}
 for i = 6, #ARGV do keep[ARGV[i]] = true end
-local requeued, buried, forgotten = 0, 0, 0
+local requeued, buried, forgotten, fence = 0, 0, 0, 0
 for _, instance in ipairs(instances) do
   local active = ARGV[1] .. instance
   local ids = redis.call('LRANGE', active, 0, -1)
@@ -53,11 +56,15 @@ for _, instance in ipairs(instances) do
   if not releasing or ARGV[4] == '1' then
     redis.call('ZREM', KEYS[1], instance)
     redis.call('HDEL', KEYS[2], instance)
-    redis.call('HDEL', KEYS[8], instance)
+    if releasing then redis.call('HDEL', KEYS[8], instance) end
     forgotten = forgotten + 1
   else
-    local fence = tonumber(redis.call('HGET', KEYS[8], instance) or '0')
-    if tonumber(ARGV[5]) > fence then redis.call('HSET', KEYS[8], instance, ARGV[5]) end
+    fence = tonumber(redis.call('HGET', KEYS[8], instance) or '0')
+    local wanted = ARGV[5] == 'next' and fence + 1 or tonumber(ARGV[5])
+    if wanted > fence then
+      redis.call('HSET', KEYS[8], instance, wanted)
+      fence = wanted
+    end
   end
 end
-return { requeued, buried, forgotten }
+return { requeued, buried, forgotten, fence }

@@ -134,7 +134,7 @@ class RedisJobStoreTest {
         store.publish("q", List.of(new NewJob("handled", true, 0, false, "1"), new NewJob("lost", true, 0, false, "2")));
         store.claim("q", "i1", 2, Duration.ofSeconds(30), 1);
 
-        Recovery recovery = store.releaseAllBut("q", "i1", List.of("handled"), 2);
+        Recovery recovery = store.releaseAllBut("q", "i1", List.of("handled"));
 
         assertThat(recovery.requeued()).isEqualTo(1);
         assertThat(recovery.instances()).as("a live instance stays registered").isZero();
@@ -213,11 +213,13 @@ class RedisJobStoreTest {
     @Test
     void aClaimThatReachesRedisAfterTheHandBackThatFollowedItsLostReplyTakesNothing() {
         store.publish("q", List.of(new NewJob("a", true, 0, false, "1"), new NewJob("b", true, 0, false, "2")));
-        // the claimer gave up on a claim of epoch 1 and handed back what it held, fencing epoch 1 off
-        store.releaseAllBut("q", "i1", List.of(), 2);
+        long epoch = store.releaseAllBut("q", "i1", List.of()).fence(); // the container starts: epoch 1
+        assertThat(epoch).isEqualTo(1);
+        // the claimer gave up on a claim of that epoch and handed back what it held, fencing it off
+        assertThat(store.releaseAllBut("q", "i1", List.of()).fence()).isEqualTo(2);
 
         // the lost claim only reaches Redis now, on another connection
-        assertThat(store.claim("q", "i1", 2, Duration.ofSeconds(30), 1).jobs()).isEmpty();
+        assertThat(store.claim("q", "i1", 2, Duration.ofSeconds(30), epoch).jobs()).isEmpty();
         assertThat(store.find("q", "a").orElseThrow().state()).isEqualTo(JobState.READY);
         assertThat(redisson.getList(keys.active("i1"), StringCodec.INSTANCE).size()).isZero();
 
@@ -230,6 +232,23 @@ class RedisJobStoreTest {
                 .containsExactly("c");
     }
 
+    @Test
+    void aStartingContainerTakesOverWhatItsInstanceIdHeldAndClaimsAboveItsFence() {
+        store.publish("q", List.of(new NewJob("a", true, 0, false, "1"), new NewJob("b", true, 0, false, "2")));
+        // the process before: claimed both, then lost a claim reply and raised its fence to 5
+        store.claim("q", "pod-0", 2, Duration.ofSeconds(30), 1);
+        for (int i = 0; i < 5; i++) {
+            store.releaseAllBut("q", "pod-0", List.of("a", "b"));
+        }
+        // it died; its successor under the same id heartbeats the same id, so no lease ever expires
+        Recovery takeOver = store.releaseAllBut("q", "pod-0", List.of());
+
+        assertThat(takeOver.requeued()).isEqualTo(2);
+        assertThat(takeOver.fence()).isEqualTo(6);
+        assertThat(store.claim("q", "pod-0", 2, Duration.ofSeconds(30), takeOver.fence()).jobs())
+                .extracting(StoredJob::id).containsExactlyInAnyOrder("a", "b");
+    }
+
     private long serverNow() {
         return store.transfer("unused", 1).serverNow();
     }
@@ -240,7 +259,7 @@ class RedisJobStoreTest {
     void anAckBatchHoldingAnOldAndTheCurrentClaimOfOneJobFinishesTheCurrentOne() {
         store.publish("q", List.of(new NewJob("j", true, 0, false, "1")));
         StoredJob first = store.claim("q", "i1", 1, Duration.ofSeconds(10), 1).jobs().get(0);
-        store.releaseAllBut("q", "i1", List.of(), 2); // its reply was "lost": handed back, claimed again
+        store.releaseAllBut("q", "i1", List.of()); // its reply was "lost": handed back, claimed again
         StoredJob second = store.claim("q", "i1", 1, Duration.ofSeconds(10), 2).jobs().get(0);
         assertThat(second.attempts()).isEqualTo(2);
 
