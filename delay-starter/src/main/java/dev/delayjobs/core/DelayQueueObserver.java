@@ -23,34 +23,46 @@ public interface DelayQueueObserver {
         DEAD
     }
 
-    /** One observer telling all of {@code observers}, in order. */
+    /**
+     * One observer telling all of {@code observers}, in order. An observer that throws is logged and
+     * passed over: a broken metrics hook must not cost a worker or leave a job in flight.
+     */
     static DelayQueueObserver of(List<DelayQueueObserver> observers) {
         if (observers.isEmpty()) {
             return NONE;
-        }
-        if (observers.size() == 1) {
-            return observers.get(0);
         }
         List<DelayQueueObserver> all = List.copyOf(observers);
         return new DelayQueueObserver() {
             @Override
             public void consuming(String queue) {
-                all.forEach(o -> o.consuming(queue));
+                tell(o -> o.consuming(queue));
             }
 
             @Override
             public void published(String queue, int count) {
-                all.forEach(o -> o.published(queue, count));
+                tell(o -> o.published(queue, count));
             }
 
             @Override
             public void started(String queue, Duration lateness) {
-                all.forEach(o -> o.started(queue, lateness));
+                tell(o -> o.started(queue, lateness));
             }
 
             @Override
             public void finished(String queue, Outcome outcome, Duration duration) {
-                all.forEach(o -> o.finished(queue, outcome, duration));
+                tell(o -> o.finished(queue, outcome, duration));
+            }
+
+            private void tell(java.util.function.Consumer<DelayQueueObserver> call) {
+                for (DelayQueueObserver observer : all) {
+                    try {
+                        call.accept(observer);
+                    }
+                    catch (RuntimeException | LinkageError ex) {
+                        org.apache.commons.logging.LogFactory.getLog(DelayQueueObserver.class)
+                                .warn("DelayQueueObserver " + observer.getClass().getName() + " threw; ignored", ex);
+                    }
+                }
             }
         };
     }

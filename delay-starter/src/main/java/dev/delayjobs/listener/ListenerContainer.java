@@ -259,11 +259,11 @@ public final class ListenerContainer {
     private void handle(Execution execution, long claimServerNow, long claimedAt) {
         StoredJob job = execution.job;
         long started = System.nanoTime();
-        observer.started(queue(), Duration.ofMillis(Math.max(0, claimServerNow - job.dueAt()))
-                .plusNanos(started - claimedAt));
         boolean ownsWorker = true;
         boolean ackQueued = false;
         try {
+            observer.started(queue(), Duration.ofMillis(Math.max(0, claimServerNow - job.dueAt()))
+                    .plusNanos(started - claimedAt));
             Object payload;
             try {
                 payload = codec.read(job.payload(), endpoint.payloadType());
