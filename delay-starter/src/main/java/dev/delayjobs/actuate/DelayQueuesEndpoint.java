@@ -67,12 +67,14 @@ public class DelayQueuesEndpoint {
     }
 
     /**
-     * {@code POST /actuator/delayqueues/{queue}/{action}} with an optional {@code id}:
-     * {@code requeue-dead} and {@code delete-dead} (one dead job, or all without id), {@code cancel}
-     * (a waiting job; id required).
+     * {@code POST /actuator/delayqueues/{queue}/{action}} with {@code id} or {@code all}:
+     * {@code requeue-dead} and {@code delete-dead} (one dead job by id, or every dead job with
+     * {@code "all": true}, never by default: an empty body acts on nothing), {@code cancel} (a
+     * waiting job; id required).
      */
     @WriteOperation
-    public @Nullable ActionResult act(@Selector String queue, @Selector String action, @Nullable String id) {
+    public @Nullable ActionResult act(@Selector String queue, @Selector String action, @Nullable String id,
+            @Nullable Boolean all) {
         if (!isKnown(queue)) {
             return null;
         }
@@ -83,6 +85,14 @@ public class DelayQueuesEndpoint {
             catch (IllegalArgumentException ex) {
                 throw new InvalidEndpointRequestException(ex.getMessage(), "invalid id");
             }
+        }
+        boolean everyDeadJob = Boolean.TRUE.equals(all);
+        if (id != null && everyDeadJob) {
+            throw new InvalidEndpointRequestException("give either an id or \"all\": true, not both", "id and all");
+        }
+        if (id == null && !everyDeadJob && !action.equals("cancel")) {
+            throw new InvalidEndpointRequestException(action + " needs {\"id\": \"<job id>\"} for one dead job, or "
+                    + "{\"all\": true} for every dead job of the queue", "missing id or all");
         }
         List<String> ids = id == null ? List.of() : List.of(id);
         long affected = switch (action) {

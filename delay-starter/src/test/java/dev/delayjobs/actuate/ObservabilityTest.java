@@ -191,7 +191,12 @@ class ObservabilityTest {
         assertThat(publisher.find("repairs", "fail-4")).isEmpty();
 
         handlers.failing.set(false);
-        Http.Response requeue = http.post("/actuator/delayqueues/repairs/requeue-dead", "{}");
+        Http.Response nothingSaid = http.post("/actuator/delayqueues/repairs/requeue-dead", "{}");
+        assertThat(nothingSaid.status()).as("an empty body acts on no dead job").isEqualTo(400);
+        assertThat(http.post("/actuator/delayqueues/repairs/delete-dead", "{}").status()).isEqualTo(400);
+        assertThat(http.post("/actuator/delayqueues/repairs/delete-dead", "{\"all\": false}").status()).isEqualTo(400);
+        assertThat(publisher.find("repairs", "fail-3").orElseThrow().state()).isEqualTo(JobState.DEAD);
+        Http.Response requeue = http.post("/actuator/delayqueues/repairs/requeue-dead", "{\"all\": true}");
         assertThat(requeue.json().get("affected").asLong()).as("all dead jobs of the queue").isEqualTo(1);
         await().atMost(Duration.ofSeconds(10)).until(() -> publisher.find("repairs", "fail-3").isEmpty());
         assertThat(http.get("/actuator/delayqueues/repairs").json().get("stats").get("dead").asLong()).isZero();
