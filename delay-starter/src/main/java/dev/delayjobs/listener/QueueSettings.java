@@ -16,9 +16,12 @@ import java.time.Duration;
 public record QueueSettings(int concurrency, int maxAttempts, ExponentialBackoff backoff, boolean autoStartup,
         Duration handlerTimeout) {
 
+    /** Most jobs of one queue handled at once in one instance: the largest claim tested (RedisJobStoreTest). */
+    public static final int MAX_CONCURRENCY = 1000;
+
     public QueueSettings {
-        if (concurrency < 1) {
-            throw new InvalidSettingException("concurrency", concurrency, "must be at least 1");
+        if (concurrency < 1 || concurrency > MAX_CONCURRENCY) {
+            throw new InvalidSettingException("concurrency", concurrency, "must be between 1 and " + MAX_CONCURRENCY);
         }
         if (maxAttempts < 1) {
             throw new InvalidSettingException("max-attempts", maxAttempts, "must be at least 1");

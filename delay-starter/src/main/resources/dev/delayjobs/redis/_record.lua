@@ -10,6 +10,14 @@
 --   payload    the job's JSON, untouched (never decoded here, so numbers keep their precision)
 -- Base 36 keeps the header to about 22 characters (a 100-byte payload then fits a 128-byte allocation).
 
+-- Runs cmd on key with every value of list, 1000 at a time: unpack of several thousand values
+-- overflows Lua's stack (about 8000), and a script that fails there has already popped its jobs.
+local function call_in_chunks(cmd, key, list)
+  for i = 1, #list, 1000 do
+    redis.call(cmd, key, unpack(list, i, math.min(i + 999, #list)))
+  end
+end
+
 local function now_ms()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)

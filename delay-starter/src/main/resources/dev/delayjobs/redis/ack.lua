@@ -24,8 +24,8 @@ for k, id in ipairs(ids) do
   end
 end
 if #done > 0 then
-  redis.call('HDEL', KEYS[2], unpack(done))
-  redis.call('HDEL', KEYS[3], unpack(done))
+  call_in_chunks('HDEL', KEYS[2], done)
+  call_in_chunks('HDEL', KEYS[3], done)
   redis.call('HINCRBY', KEYS[4], 'completed', #done)
 end
 return #done

@@ -26,7 +26,8 @@ end
 local taken, popped = 0, 0
 local seen, fields, ids = {}, {}, {}
 while taken < wanted and popped < wanted + 1000 do
-  local batch = redis.call('LPOP', KEYS[1], math.min(wanted - taken, wanted + 1000 - popped))
+  -- at most 1000 ids a pop, so that every unpack below stays far from Lua's stack limit
+  local batch = redis.call('LPOP', KEYS[1], math.min(wanted - taken, wanted + 1000 - popped, 1000))
   if not batch then break end
   popped = popped + #batch
   local recs = redis.call('HMGET', KEYS[3], unpack(batch))
@@ -54,7 +55,7 @@ while taken < wanted and popped < wanted + 1000 do
   end
 end
 if #ids > 0 then
-  redis.call('HSET', KEYS[3], unpack(fields))
-  redis.call('RPUSH', KEYS[2], unpack(ids))
+  call_in_chunks('HSET', KEYS[3], fields)
+  call_in_chunks('RPUSH', KEYS[2], ids)
 end
 return out

@@ -59,7 +59,7 @@ local function kept(list)
   return out
 end
 scored, ready = kept(scored), kept(ready)
-if #scored > 0 then redis.call('ZADD', KEYS[2], unpack(scored)) end
-if #ready > 0 then redis.call('RPUSH', KEYS[3], unpack(ready)) end
+call_in_chunks('ZADD', KEYS[2], scored)
+call_in_chunks('RPUSH', KEYS[3], ready)
 if earliest ~= nil then wake_if_head(KEYS[2], ARGV[1], earliest, old_head) end
 return result

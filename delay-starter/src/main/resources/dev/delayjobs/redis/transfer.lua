@@ -6,8 +6,8 @@
 local now = now_ms()
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[1]))
 if #due > 0 then
-  redis.call('ZREM', KEYS[1], unpack(due))
-  redis.call('RPUSH', KEYS[2], unpack(due))
+  call_in_chunks('ZREM', KEYS[1], due)
+  call_in_chunks('RPUSH', KEYS[2], due)
 end
 local next_due = head_score(KEYS[1]) or -1
 return { #due, next_due, now }

@@ -4,8 +4,8 @@
 -- Returns how many were deleted. Cost: O(log N + M).
 local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now_ms() - tonumber(ARGV[1]), 'LIMIT', 0, tonumber(ARGV[2]))
 if #ids > 0 then
-  redis.call('ZREM', KEYS[1], unpack(ids))
-  redis.call('HDEL', KEYS[2], unpack(ids))
-  redis.call('HDEL', KEYS[3], unpack(ids))
+  call_in_chunks('ZREM', KEYS[1], ids)
+  call_in_chunks('HDEL', KEYS[2], ids)
+  call_in_chunks('HDEL', KEYS[3], ids)
 end
 return #ids

@@ -154,7 +154,20 @@ class HandlerValidationTest {
     @Test
     void zeroConcurrencyFailsStartup() {
         runner.withBean("zeroConcurrency", ZeroConcurrency.class).run(context -> assertFailure(context,
-                "bean 'zeroConcurrency'", "ZeroConcurrency.handle(Ping)", "concurrency must be at least 1"));
+                "bean 'zeroConcurrency'", "ZeroConcurrency.handle(Ping)", "concurrency must be between 1 and 1000"));
+    }
+
+    static class HugeConcurrency {
+
+        @DelayedHandler(queue = "huge", concurrency = "4000")
+        void handle(Ping ping) {
+        }
+    }
+
+    @Test
+    void concurrencyAboveTheTestedMaximumFailsStartup() {
+        runner.withBean("hugeConcurrency", HugeConcurrency.class).run(context -> assertFailure(context,
+                "bean 'hugeConcurrency'", "HugeConcurrency.handle(Ping)", "concurrency must be between 1 and 1000"));
     }
 
     static class MissingMaxAttempts {

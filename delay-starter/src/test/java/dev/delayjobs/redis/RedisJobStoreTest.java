@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 import org.junit.jupiter.api.AfterAll;
@@ -315,5 +316,29 @@ class RedisJobStoreTest {
         JobInfo huge = store.find("q", "huge").orElseThrow();
         assertThat(huge.state()).isEqualTo(JobState.DEAD);
         assertThat(huge.lastError()).isEqualTo("record is not in the job format");
+    }
+
+    @Test
+    void bigTransfersAndClaimsLoseNothing() {
+        List<NewJob> jobs = new ArrayList<>();
+        for (int i = 0; i < 12_000; i++) {
+            jobs.add(new NewJob("big-" + i, false, 1, false, "1")); // due at 1970-01-01T00:00:00.001Z
+        }
+        for (int from = 0; from < jobs.size(); from += 500) {
+            store.publish("q", jobs.subList(from, from + 500));
+        }
+        // published due in the past: straight to ready. Put 10,000 of them back in delayed for the transfer
+        redisson.getList(keys.ready(), StringCodec.INSTANCE).trim(10_000, -1);
+        Map<String, Double> delayed = new java.util.HashMap<>();
+        for (int i = 0; i < 10_000; i++) {
+            delayed.put("big-" + i, 1.0);
+        }
+        redisson.<String>getScoredSortedSet(keys.delayed(), StringCodec.INSTANCE).addAll(delayed);
+
+        assertThat(store.transfer("q", 10_000).moved()).isEqualTo(10_000);
+        List<StoredJob> claimed = store.claim("q", "i1", 9_000, Duration.ofSeconds(30), 1).jobs();
+        assertThat(claimed).hasSize(9_000);
+        assertThat(redisson.getList(keys.active("i1"), StringCodec.INSTANCE).size()).isEqualTo(9_000);
+        assertThat(store.stats("q").ready() + store.stats("q").running()).isEqualTo(12_000);
     }
 }
