@@ -103,7 +103,9 @@ end
 -- Tells the queue's timers that an earlier due time exists, only when it beats the current head.
 local function wake_if_head(delayed_key, channel, due, old_head)
   if old_head == nil or tonumber(due) < old_head then
-    redis.call('PUBLISH', channel, due)
+    -- pcall: a wake that cannot be sent (an ACL user without channel permission, say) must not
+    -- fail the state change it announces; the sweep moves the job anyway
+    redis.pcall('PUBLISH', channel, due)
   end
 end
 
