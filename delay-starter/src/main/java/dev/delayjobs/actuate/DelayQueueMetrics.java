@@ -55,7 +55,7 @@ public class DelayQueueMetrics implements MeterBinder, DelayQueueObserver {
     public void bindTo(MeterRegistry registry) {
         this.registry = registry;
         try {
-            store.knownQueues().forEach(this::meters);
+            RegisteredQueues.of(store).forEach(this::meters);
         }
         catch (RuntimeException ex) {
             logger.warn("Cannot list the delay queues for metrics; each is added when first used here: " + ex.getMessage());

@@ -40,7 +40,7 @@ public class DelayQueuesEndpoint {
     @ReadOperation
     public QueuesReport queues() {
         Map<String, QueueView> queues = new TreeMap<>();
-        for (String queue : store.knownQueues()) {
+        for (String queue : RegisteredQueues.of(store)) {
             queues.put(queue, QueueView.of(store.stats(queue), hasLocalHandler(queue)));
         }
         return new QueuesReport(queues);
@@ -117,7 +117,7 @@ public class DelayQueuesEndpoint {
         catch (IllegalArgumentException ex) {
             return false;
         }
-        return store.knownQueues().contains(queue);
+        return RegisteredQueues.of(store).contains(queue);
     }
 
     private boolean hasLocalHandler(String queue) {

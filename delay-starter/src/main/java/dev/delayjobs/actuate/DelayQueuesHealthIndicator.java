@@ -3,10 +3,11 @@ package dev.delayjobs.actuate;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.TreeSet;
 
-import org.springframework.boot.health.contributor.AbstractHealthIndicator;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
 
 import dev.delayjobs.redis.QueueStats;
@@ -17,24 +18,53 @@ import dev.delayjobs.redis.RedisJobStore;
  * default) when a queue that has consumers holds a job overdue by more than the threshold, which
  * is what a stalled queue looks like; UP otherwise. Details list every queue's counts.
  */
-public class DelayQueuesHealthIndicator extends AbstractHealthIndicator {
+public class DelayQueuesHealthIndicator implements HealthIndicator {
+
+    private static final Log logger = LogFactory.getLog(DelayQueuesHealthIndicator.class);
 
     private final RedisJobStore store;
     private final Duration overdueThreshold;
     private final Status overdueStatus;
+    private final Duration cacheTtl;
+    private volatile Health last;
+    private volatile long lastAt;
 
-    public DelayQueuesHealthIndicator(RedisJobStore store, Duration overdueThreshold, Status overdueStatus) {
-        super("Delay queues health check failed");
+    /**
+     * @param cacheTtl how long one check's result answers (it costs one Redis call per queue, and
+     *     probes may call often); zero checks every time
+     */
+    public DelayQueuesHealthIndicator(RedisJobStore store, Duration overdueThreshold, Status overdueStatus,
+            Duration cacheTtl) {
         this.store = store;
         this.overdueThreshold = overdueThreshold;
         this.overdueStatus = overdueStatus;
+        this.cacheTtl = cacheTtl;
     }
 
     @Override
-    protected void doHealthCheck(Health.Builder builder) {
+    public Health health() {
+        Health cached = last;
+        if (cached != null && System.nanoTime() - lastAt < cacheTtl.toNanos()) {
+            return cached;
+        }
+        Health.Builder builder = new Health.Builder();
+        try {
+            doHealthCheck(builder);
+        }
+        catch (RuntimeException ex) {
+            logger.warn("Delay queues health check failed: " + ex.getMessage());
+            builder.down(ex);
+        }
+        Health checked = builder.build();
+        last = checked;
+        lastAt = System.nanoTime();
+        return checked;
+    }
+
+    private void doHealthCheck(Health.Builder builder) {
         Map<String, Object> queues = new LinkedHashMap<>();
         Map<String, Long> overdue = new LinkedHashMap<>();
-        for (String queue : new TreeSet<>(store.knownQueues())) {
+        for (String queue : RegisteredQueues.of(store)) {
             QueueStats stats = store.stats(queue);
             long lateness = stats.oldestLatenessMillis();
             Map<String, Object> detail = new LinkedHashMap<>();

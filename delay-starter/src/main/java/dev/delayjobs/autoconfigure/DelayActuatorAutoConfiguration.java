@@ -82,8 +82,12 @@ public final class DelayActuatorAutoConfiguration {
                 throw new InvalidConfigurationPropertyValueException("delay.health.overdue-status",
                         health.getOverdueStatus(), "must name a health status, such as DOWN");
             }
+            if (health.getCacheTtl() == null || health.getCacheTtl().isNegative()) {
+                throw new InvalidConfigurationPropertyValueException("delay.health.cache-ttl", health.getCacheTtl(),
+                        "must be zero or positive");
+            }
             return new DelayQueuesHealthIndicator(store, health.getOverdueThreshold(),
-                    new Status(health.getOverdueStatus().trim().toUpperCase(Locale.ROOT)));
+                    new Status(health.getOverdueStatus().trim().toUpperCase(Locale.ROOT)), health.getCacheTtl());
         }
     }
 }

@@ -261,6 +261,20 @@ public class DelayProperties {
          */
         private String overdueStatus = "DOWN";
 
+        /**
+         * How long one health check's result answers before Redis is read again (one call per
+         * queue). Zero reads every time.
+         */
+        private Duration cacheTtl = Duration.ofSeconds(2);
+
+        public Duration getCacheTtl() {
+            return cacheTtl;
+        }
+
+        public void setCacheTtl(Duration cacheTtl) {
+            this.cacheTtl = cacheTtl;
+        }
+
         public Duration getOverdueThreshold() {
             return overdueThreshold;
         }

@@ -86,7 +86,8 @@ class ObservabilityTest {
                 "management.endpoint.health.show-details=always",
                 "management.endpoint.delayqueues.access=unrestricted",
                 "delay.health.overdue-threshold=300ms",
-                "delay.metrics.gauge-cache-ttl=0s");
+                "delay.metrics.gauge-cache-ttl=0s",
+                "delay.health.cache-ttl=0s");
         handlers = context.getBean(Handlers.class);
         publisher = context.getBean(DelayPublisher.class);
         http = new Http(context);

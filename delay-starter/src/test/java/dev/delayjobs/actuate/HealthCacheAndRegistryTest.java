@@ -1,0 +1,78 @@
+package dev.delayjobs.actuate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
+
+import dev.delayjobs.redis.NewJob;
+import dev.delayjobs.redis.RedisJobStore;
+import dev.delayjobs.test.TestRedis;
+
+/**
+ * The health check answers from a short cache (it costs a Redis call per queue), and the queue
+ * registry, a Redis set anyone with write access can add to, only shows valid queue names.
+ */
+class HealthCacheAndRegistryTest {
+
+    static RedissonClient redisson;
+
+    @BeforeAll
+    static void connect() {
+        redisson = TestRedis.newClient();
+    }
+
+    @AfterAll
+    static void disconnect() {
+        redisson.shutdown();
+    }
+
+    @Test
+    void oneCheckAnswersForTheCacheTtlAndZeroReadsEveryTime() {
+        RedisJobStore store = new RedisJobStore(redisson, TestRedis.uniquePrefix());
+        store.registerQueue("q");
+        store.publish("q", List.of(new NewJob("a", true, 60_000, false, "1")));
+        DelayQueuesHealthIndicator cached = new DelayQueuesHealthIndicator(store, Duration.ofMinutes(1), Status.DOWN,
+                Duration.ofHours(1));
+        DelayQueuesHealthIndicator uncached = new DelayQueuesHealthIndicator(store, Duration.ofMinutes(1), Status.DOWN,
+                Duration.ZERO);
+        assertThat(delayed(cached.health())).isEqualTo(1);
+        assertThat(delayed(uncached.health())).isEqualTo(1);
+
+        store.publish("q", List.of(new NewJob("b", true, 60_000, false, "2")));
+
+        assertThat(delayed(cached.health())).as("the cached answer").isEqualTo(1);
+        assertThat(delayed(uncached.health())).isEqualTo(2);
+    }
+
+    @Test
+    void registryEntriesThatAreNoQueueNamesAreNotShown() {
+        RedisJobStore store = new RedisJobStore(redisson, TestRedis.uniquePrefix());
+        store.registerQueue("real");
+        redisson.getSet(store.prefix() + ":queues", StringCodec.INSTANCE).add("bad\nname{x}");
+        assertThat(store.knownQueues()).as("what is in Redis").hasSize(2);
+
+        assertThat(RegisteredQueues.of(store)).containsExactly("real");
+        DelayQueuesHealthIndicator health = new DelayQueuesHealthIndicator(store, Duration.ofMinutes(1), Status.DOWN,
+                Duration.ZERO);
+        assertThat(queues(health.health())).containsOnlyKeys("real");
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Map<String, Object>> queues(Health health) {
+        return (Map<String, Map<String, Object>>) health.getDetails().get("queues");
+    }
+
+    private static long delayed(Health health) {
+        return (Long) queues(health).get("q").get("delayed");
+    }
+}
