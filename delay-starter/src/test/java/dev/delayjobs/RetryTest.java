@@ -46,6 +46,11 @@ class RetryTest {
             throw new NonRetryableJobException("order " + job.payload().orderId() + " no longer exists");
         }
 
+        @DelayedHandler(queue = "forged", maxAttempts = "1")
+        void forged(Receipt receipt) {
+            throw new IllegalStateException("boom\n2026-11-24 ERROR fake line\u0007");
+        }
+
         @DelayedHandler(queue = "typed", maxAttempts = "5", backoffInitial = "50ms")
         void typed(Receipt receipt) {
             typed.record(Long.toString(receipt.orderId()), null, 0, receipt);
@@ -98,10 +103,20 @@ class RetryTest {
                 .until(() -> app.publisher().find("typed", "unreadable").map(JobInfo::state).orElse(null) == JobState.DEAD);
         JobInfo dead = app.publisher().find("typed", "unreadable").orElseThrow();
         assertThat(dead.attempts()).as("no retry").isEqualTo(1);
-        assertThat(dead.lastError()).startsWith("payload cannot be read as").contains("Receipt");
+        assertThat(dead.lastError()).startsWith("payload cannot be read as").contains("Receipt")
+                .contains("at $.orderId").doesNotContain("not a number");
 
         app.publisher().publish("typed", new Receipt(77), Duration.ZERO);
         await().atMost(Duration.ofSeconds(10)).until(() -> app.handlers().typed.count("77") == 1);
         assertThat(app.handlers().typed.total()).isEqualTo(1);
+    }
+
+    @Test
+    void controlCharactersOfAnErrorAreEscapedSoNoLogLineCanBeForged() {
+        app.publisher().publish("forged", new Receipt(9), Duration.ZERO, "forged");
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> app.publisher().find("forged", "forged").map(JobInfo::state).orElse(null) == JobState.DEAD);
+        assertThat(app.publisher().find("forged", "forged").orElseThrow().lastError())
+                .isEqualTo("java.lang.IllegalStateException: boom\\n2026-11-24 ERROR fake line\\u0007");
     }
 }

@@ -63,4 +63,35 @@ public final class PayloadCodec {
         contract.check(tree, type.getRawClass());
         return mapper.treeToValue(tree, type);
     }
+
+    /**
+     * Why a payload could not be read, with none of its text: the payload may hold personal data,
+     * and this goes to the log and to the job's last error. The kind of error, the JSON path and
+     * the position (or, for a payload that does not fit its record, the field).
+     */
+    public static String whyUnreadable(RuntimeException ex) {
+        if (ex instanceof RecordPayloadContract.PayloadContractException) {
+            return ex.getMessage();
+        }
+        if (!(ex instanceof JacksonException jackson)) {
+            return ex.getClass().getName(); // a custom deserializer's message may quote the payload
+        }
+        StringBuilder why = new StringBuilder(jackson.getClass().getSimpleName());
+        if (!jackson.getPath().isEmpty()) {
+            why.append(" at $");
+            for (JacksonException.Reference step : jackson.getPath()) {
+                if (step.getPropertyName() != null) {
+                    why.append('.').append(step.getPropertyName());
+                }
+                else if (step.getIndex() >= 0) {
+                    why.append('[').append(step.getIndex()).append(']');
+                }
+            }
+        }
+        if (jackson.getLocation() != null && jackson.getLocation().getLineNr() > 0) {
+            why.append(" (line ").append(jackson.getLocation().getLineNr()).append(", column ")
+                    .append(jackson.getLocation().getColumnNr()).append(')');
+        }
+        return why.toString();
+    }
 }

@@ -26,7 +26,6 @@ import dev.delayjobs.redis.Claim;
 import dev.delayjobs.redis.RedisJobStore;
 import dev.delayjobs.redis.StoredJob;
 import dev.delayjobs.timer.QueueWatchdog;
-import tools.jackson.core.JacksonException;
 
 /**
  * Runs the handler of one queue in this instance: one claimer thread takes as many ready jobs as
@@ -270,8 +269,8 @@ public final class ListenerContainer {
             }
             catch (RuntimeException ex) {
                 // a JacksonException, or whatever a custom deserializer throws: reading again would fail again
-                String reason = ex instanceof JacksonException jackson ? jackson.getOriginalMessage() : ex.toString();
-                String error = truncate("payload cannot be read as " + endpoint.payloadType().toCanonical() + ": " + reason);
+                String error = errorText("payload cannot be read as " + endpoint.payloadType().toCanonical() + ": "
+                        + PayloadCodec.whyUnreadable(ex));
                 logger.error("Queue '" + queue() + "': job '" + job.id() + "' moves to the dead set: " + error);
                 complete(execution, () -> refusedIfFalse(store.bury(queue(), watchdog.instanceId(), job, error), job));
                 observer.finished(queue(), DelayQueueObserver.Outcome.DEAD, Duration.ofNanos(System.nanoTime() - started));
@@ -375,7 +374,7 @@ public final class ListenerContainer {
         if (ex instanceof Error && !(ex instanceof AssertionError)) {
             logger.error("Queue '" + queue() + "': handler threw " + ex + " on job '" + job.id() + "'", ex);
         }
-        return fail(execution, truncate(ex.getClass().getName() + ": " + ex.getMessage()),
+        return fail(execution, errorText(ex.getClass().getName() + ": " + ex.getMessage()),
                 ex instanceof NonRetryableJobException);
     }
 
@@ -419,8 +418,25 @@ public final class ListenerContainer {
         }
     }
 
-    private static String truncate(String text) {
-        return text.length() <= MAX_ERROR_LENGTH ? text : text.substring(0, MAX_ERROR_LENGTH) + "...";
+    /** An error as logged and stored: control characters escaped (no forged log lines), at most 2000 characters. */
+    private static String errorText(String text) {
+        StringBuilder safe = new StringBuilder(Math.min(text.length(), MAX_ERROR_LENGTH) + 16);
+        for (int i = 0; i < text.length() && safe.length() < MAX_ERROR_LENGTH; i++) {
+            char c = text.charAt(i);
+            if (c == '\n') {
+                safe.append("\\n");
+            }
+            else if (c == '\r') {
+                safe.append("\\r");
+            }
+            else if (Character.isISOControl(c)) {
+                safe.append(String.format("\\u%04x", (int) c));
+            }
+            else {
+                safe.append(c);
+            }
+        }
+        return safe.length() < MAX_ERROR_LENGTH ? safe.toString() : safe + "...";
     }
 
     private static void pause(Duration duration) {
