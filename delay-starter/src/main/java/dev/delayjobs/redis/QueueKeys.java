@@ -53,6 +53,11 @@ record QueueKeys(String prefix, String queue) {
         return activePrefix() + instance;
     }
 
+    /** The memo of one publish, claim or cancel call, so that a resent copy does not run again (see _record.lua). */
+    String request(String requestId) {
+        return base() + "req:" + requestId;
+    }
+
     String wakeChannel() {
         return base() + "wake";
     }

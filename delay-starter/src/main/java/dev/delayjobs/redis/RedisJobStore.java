@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.LongConsumer;
 import java.util.function.Supplier;
 
@@ -104,7 +105,8 @@ public final class RedisJobStore {
             args.add(job.payload());
         }
         List<Object> result = call("publish to", queue, () -> PUBLISH.run(script, Mode.READ_WRITE, ReturnType.LIST,
-                k.of(k.jobs(), k.delayed(), k.ready(), k.stats(), k.dead(), k.errors()), args.toArray()));
+                k.of(k.jobs(), k.delayed(), k.ready(), k.stats(), k.dead(), k.errors(), k.request(requestId())),
+                args.toArray()));
         List<PublishOutcome> outcomes = new ArrayList<>(result.size());
         for (Object status : result) {
             outcomes.add(switch (((Number) status).intValue()) {
@@ -145,7 +147,7 @@ public final class RedisJobStore {
         QueueKeys k = keys(queue);
         List<Object> r = call("claim from", queue, () -> CLAIM.run(script, Mode.READ_WRITE, ReturnType.LIST,
                 k.of(k.ready(), k.active(instance), k.jobs(), k.delayed(), k.dead(), k.errors(), k.stats(),
-                        k.instances(), k.claimFences()),
+                        k.instances(), k.claimFences(), k.request(requestId())),
                 Integer.toString(max), instance, Long.toString(lease.toMillis()), Long.toString(epoch)));
         List<StoredJob> jobs = new ArrayList<>((r.size() - 1) / 2);
         for (int i = 1; i + 1 < r.size(); i += 2) {
@@ -235,8 +237,18 @@ public final class RedisJobStore {
     public boolean cancel(String queue, String id) {
         QueueKeys k = keys(queue);
         Long r = call("cancel on", queue, () -> CANCEL.run(script, Mode.READ_WRITE, ReturnType.LONG,
-                k.of(k.jobs(), k.delayed(), k.dead(), k.errors()), id));
+                k.of(k.jobs(), k.delayed(), k.dead(), k.errors(), k.request(requestId())), id));
         return r == 1L;
+    }
+
+    /**
+     * Names one publish, claim or cancel call. Redisson resends a script whose reply timed out, and
+     * every copy runs once Redis answers again: the copies carry the same id, so only the first acts.
+     */
+    private static String requestId() {
+        byte[] bytes = new byte[12];
+        ThreadLocalRandom.current().nextBytes(bytes);
+        return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
     }
 
     /** Gives a waiting job a new due time: a delay in ms from the server's now, or epoch ms. */

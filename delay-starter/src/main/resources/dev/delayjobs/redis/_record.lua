@@ -18,6 +18,23 @@ local function call_in_chunks(cmd, key, list)
   end
 end
 
+-- Redisson resends a script after a response timeout (its retryAttempts), and after a stall every
+-- copy runs. A state change whose repetition would do harm (publish, claim, cancel) is named by a
+-- request id: its first run leaves a short-lived memo of its reply, and a copy returns that instead
+-- of running again. 30 s covers Redisson's default timeouts and retries several times over.
+local MEMO_MS = 30000
+
+local function replayed(memo_key)
+  local memo = redis.call('GET', memo_key)
+  if memo then return cjson.decode(memo) end
+  return nil
+end
+
+local function remember(memo_key, reply)
+  redis.call('SET', memo_key, cjson.encode(reply), 'PX', MEMO_MS)
+  return reply
+end
+
 local function now_ms()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)

@@ -3,6 +3,8 @@
 -- KEYS[1] ready (list)   KEYS[2] active:<instance> (list)   KEYS[3] jobs (hash)
 -- KEYS[4] delayed (zset) KEYS[5] dead (zset)      KEYS[6] errors (hash)   KEYS[7] stats (hash)
 -- KEYS[8] instances (zset)   KEYS[9] fences (hash: instance -> oldest claim epoch accepted)
+-- KEYS[10] memo of this request (string; see replayed() in _record.lua): a resent copy takes no
+-- more jobs; it returns the jobs the first run took (their ids are kept, the records read again)
 -- ARGV[1] n   ARGV[2] instance id   ARGV[3] lease ms   ARGV[4] claim epoch
 -- A claim whose epoch is below the instance's fence takes nothing: its reply was lost (the client
 -- gave up on it and has since handed back what it did not handle, setting the fence), and it only
@@ -20,6 +22,26 @@ local wanted = tonumber(ARGV[1])
 local out = { now_ms() }
 local fence = redis.call('HGET', KEYS[9], ARGV[2])
 if fence and tonumber(fence) > tonumber(ARGV[4]) then return out end
+local prior = replayed(KEYS[10])
+if prior then
+  out[1] = prior[1]
+  if #prior > 1 then
+    local ids = {}
+    for i = 2, #prior do ids[#ids + 1] = prior[i] end
+    for from = 1, #ids, 1000 do
+      local to = math.min(from + 999, #ids)
+      local recs = redis.call('HMGET', KEYS[3], unpack(ids, from, to))
+      for i = from, to do
+        local rec = recs[i - from + 1]
+        if rec then
+          out[#out + 1] = ids[i]
+          out[#out + 1] = rec
+        end
+      end
+    end
+  end
+  return out
+end
 if not redis.call('ZSCORE', KEYS[8], ARGV[2]) then
   redis.call('ZADD', KEYS[8], out[1] + tonumber(ARGV[3]), ARGV[2])
 end
@@ -58,4 +80,7 @@ if #ids > 0 then
   call_in_chunks('HSET', KEYS[3], fields)
   call_in_chunks('RPUSH', KEYS[2], ids)
 end
+local memo = { out[1] }
+for _, id in ipairs(ids) do memo[#memo + 1] = id end
+remember(KEYS[10], memo)
 return out

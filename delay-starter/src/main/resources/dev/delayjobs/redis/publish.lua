@@ -1,12 +1,17 @@
 -- publish: stores new jobs; each is DELAYED, or READY when already due.
 -- KEYS[1] jobs (hash)   KEYS[2] delayed (zset)   KEYS[3] ready (list)
 -- KEYS[4] stats (hash)  KEYS[5] dead (zset)      KEYS[6] errors (hash)
+-- KEYS[7] memo of this request (string; see replayed() in _record.lua): a resent copy returns the
+-- first run's statuses, so a publish is never read as meeting its own job (a generated id drawn
+-- again would make a duplicate)
 -- ARGV[1] wake channel  ARGV[2] job count n
 -- then per job 5 values: id, 'd' (delay ms from now) or 'a' (absolute epoch ms), time, replace (0/1), payload
 -- Returns per job: 1 created, 2 replaced an existing job, 0 kept the existing job.
 -- Commands: n HSETNX (an HGET more per replacing job), then one HINCRBY, one ZADD and one RPUSH
 -- for the whole call, so a batch costs about one command per job.
 -- Cost: O(n log N).
+local prior = replayed(KEYS[7])
+if prior then return prior end
 local n = tonumber(ARGV[2])
 local now = now_ms()
 local old_head = head_score(KEYS[2])
@@ -62,4 +67,4 @@ scored, ready = kept(scored), kept(ready)
 call_in_chunks('ZADD', KEYS[2], scored)
 call_in_chunks('RPUSH', KEYS[3], ready)
 if earliest ~= nil then wake_if_head(KEYS[2], ARGV[1], earliest, old_head) end
-return result
+return remember(KEYS[7], result)

@@ -1,0 +1,87 @@
+package dev.delayjobs.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.redisson.api.RScript;
+import org.redisson.api.RScript.Mode;
+import org.redisson.api.RScript.ReturnType;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
+
+import dev.delayjobs.test.TestRedis;
+
+/**
+ * Redisson resends a script whose reply timed out, and after a stall every copy runs: the copies
+ * of a publish, a claim or a cancel (same request id) act once, and answer what the first answered.
+ */
+class ResentScriptTest {
+
+    static RedissonClient redisson;
+    RScript script;
+    QueueKeys k;
+    RedisJobStore store;
+
+    @BeforeAll
+    static void connect() {
+        redisson = TestRedis.newClient();
+    }
+
+    @AfterAll
+    static void disconnect() {
+        redisson.shutdown();
+    }
+
+    @BeforeEach
+    void newPrefix() {
+        String prefix = TestRedis.uniquePrefix();
+        k = new QueueKeys(prefix, "q");
+        store = new RedisJobStore(redisson, prefix);
+        script = redisson.getScript(StringCodec.INSTANCE);
+    }
+
+    @Test
+    void aResentPublishStoresOneJobAndAnswersCreatedAgain() {
+        List<Object> keys = k.of(k.jobs(), k.delayed(), k.ready(), k.stats(), k.dead(), k.errors(), k.request("p-1"));
+        Object[] args = { k.wakeChannel(), "1", "gen-id-1", "d", "60000", "0", "\"x\"" };
+        List<Object> first = LuaScript.load("publish").run(script, Mode.READ_WRITE, ReturnType.LIST, keys, args);
+        List<Object> copy = LuaScript.load("publish").run(script, Mode.READ_WRITE, ReturnType.LIST, keys, args);
+
+        assertThat(first).containsExactly(1L);
+        assertThat(copy).as("not KEPT_EXISTING, which the publisher reads as an id clash").containsExactly(1L);
+        assertThat(store.stats("q").delayed()).isEqualTo(1);
+    }
+
+    @Test
+    void aResentClaimTakesNoMoreJobsAndReturnsTheSameOnes() {
+        store.publish("q", List.of(new NewJob("a", true, 0, false, "1"), new NewJob("b", true, 0, false, "2"),
+                new NewJob("c", true, 0, false, "3")));
+        List<Object> keys = k.of(k.ready(), k.active("i1"), k.jobs(), k.delayed(), k.dead(), k.errors(), k.stats(),
+                k.instances(), k.claimFences(), k.request("c-1"));
+        Object[] args = { "2", "i1", "10000", "1" };
+        List<Object> first = LuaScript.load("claim").run(script, Mode.READ_WRITE, ReturnType.LIST, keys, args);
+        List<Object> copy = LuaScript.load("claim").run(script, Mode.READ_WRITE, ReturnType.LIST, keys, args);
+
+        assertThat(first.subList(1, first.size())).hasSize(4);
+        assertThat(copy).isEqualTo(first);
+        assertThat(redisson.getList(k.active("i1"), StringCodec.INSTANCE).size()).as("two held, not four").isEqualTo(2);
+        assertThat(store.stats("q").ready()).isEqualTo(1);
+    }
+
+    @Test
+    void aResentCancelAnswersThatItCancelled() {
+        store.publish("q", List.of(new NewJob("a", true, 60_000, false, "1")));
+        List<Object> keys = k.of(k.jobs(), k.delayed(), k.dead(), k.errors(), k.request("x-1"));
+        Long first = LuaScript.load("cancel").run(script, Mode.READ_WRITE, ReturnType.LONG, keys, "a");
+        Long copy = LuaScript.load("cancel").run(script, Mode.READ_WRITE, ReturnType.LONG, keys, "a");
+
+        assertThat(first).isEqualTo(1L);
+        assertThat(copy).isEqualTo(1L);
+        assertThat(store.find("q", "a")).isEmpty();
+    }
+}
