@@ -195,7 +195,14 @@ public final class ListenerContainer {
 
     private void claimLoop() {
         Duration lease = watchdog.settings().heartbeatLease();
+        long reconciledAt = System.nanoTime();
         while (running) {
+            // once per lease, whether or not a failure was seen: anything this instance holds in
+            // Redis that no worker handles (a claim whose copy ran unseen, say) goes back to ready
+            if (System.nanoTime() - reconciledAt > lease.toNanos()) {
+                heldUnknown = true;
+                reconciledAt = System.nanoTime();
+            }
             int wanted;
             try {
                 freeWorkers.acquire();

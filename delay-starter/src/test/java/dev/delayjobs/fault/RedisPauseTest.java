@@ -113,6 +113,60 @@ class RedisPauseTest {
         }
     }
 
+    /**
+     * The same stall under Redisson's default timeout (3 s) and retries: every command sent during
+     * the stall is resent, and all copies run when Redis wakes up. A resent claim takes no more
+     * jobs (nothing stays RUNNING without a worker), and a resent publish makes no second job.
+     */
+    @Test
+    void aStallLongerThanTheDefaultTimeoutWithDefaultRetriesStrandsNothingAndPublishesOnce() throws Exception {
+        String prefix = TestRedis.uniquePrefix();
+        try (RedisServerProcess redis = RedisServerProcess.start();
+                ConfigurableApplicationContext app = TestApps.run("127.0.0.1", redis.port(), prefix,
+                        List.of(RecordingHandler.class), "delay.sweep-interval=250ms", "fault.queue=" + QUEUE,
+                        "delay.instance-id=defaults")) {
+            DelayPublisher publisher = app.getBean(DelayPublisher.class);
+            RedisJobStore store = app.getBean(RedisJobStore.class);
+            RecordingHandler handler = app.getBean(RecordingHandler.class);
+            Set<String> published = new HashSet<>();
+            Random random = new Random(11);
+            for (int i = 0; i < 300; i++) {
+                published.add(publisher.publish(QUEUE, Work.of(i, 5), Duration.ofMillis(random.nextInt(6000))));
+            }
+            sleep(1000);
+
+            redis.pause();
+            // a publish with a generated id into the frozen Redis: Redisson resends it meanwhile
+            java.util.concurrent.CompletableFuture<String> duringStall = java.util.concurrent.CompletableFuture
+                    .supplyAsync(() -> publisher.publish(QUEUE, Work.of(-1, 5), Duration.ZERO));
+            sleep(8000);
+            redis.resume();
+            String stalledId = null;
+            try {
+                stalledId = duringStall.get(60, TimeUnit.SECONDS);
+                published.add(stalledId);
+            }
+            catch (java.util.concurrent.ExecutionException gaveUp) {
+                // out of retries: the job may or may not exist, under an id nobody was told
+            }
+
+            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
+                    .until(() -> HandledLog.counts(handler.handled).keySet().containsAll(published));
+            await().atMost(Duration.ofSeconds(30)).until(() -> store.stats(QUEUE).running() == 0
+                    && store.stats(QUEUE).ready() == 0 && store.stats(QUEUE).delayed() == 0);
+            Set<String> handledIds = HandledLog.counts(handler.handled).keySet();
+            Set<String> unknown = new HashSet<>(handledIds);
+            unknown.removeAll(published);
+            assertThat(unknown).as("jobs no publish call returned").hasSizeLessThanOrEqualTo(stalledId == null ? 1 : 0);
+            assertThat(store.stats(QUEUE).instances()).extracting(QueueStats.ConsumerInstance::held).containsOnly(0L);
+            assertThat(HandledLog.early(handler.handled)).isEmpty();
+            FaultReport.record("Redis SIGSTOP for 8 s with Redisson's default timeout and retries, one instance",
+                    "published=" + published.size() + " handled=" + handledIds.size() + " unknownJobs=" + unknown.size()
+                            + " duplicated=" + HandledLog.duplicated(handler.handled).size()
+                            + " publishDuringStall=" + (stalledId == null ? "threw" : "returned"));
+        }
+    }
+
     private static ConfigurableApplicationContext instance(RedisServerProcess redis, String prefix, String id,
             String... settings) {
         List<String> properties = new ArrayList<>(List.of(settings));
