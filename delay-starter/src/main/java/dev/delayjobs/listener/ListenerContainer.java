@@ -148,6 +148,8 @@ public final class ListenerContainer {
                 finished = awaitHandlers(Duration.ofSeconds(5));
             }
             acks.stop(Duration.ofSeconds(10));
+            // heartbeats stop before the release: one after it would enter this instance again
+            watchdog.unwatch(queue());
             try {
                 if (finished) {
                     store.release(queue(), watchdog.instanceId());
@@ -168,7 +170,6 @@ public final class ListenerContainer {
                 timeouts.shutdownNow();
             }
             workers.shutdownNow();
-            watchdog.unwatch(queue());
         }
     }
 

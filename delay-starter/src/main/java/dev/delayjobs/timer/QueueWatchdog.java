@@ -78,6 +78,9 @@ public final class QueueWatchdog implements SmartLifecycle {
     public void unwatch(String queue) {
         Watched removed = watched.remove(queue);
         if (removed != null) {
+            synchronized (removed) {
+                // waits for a heartbeat of this queue in progress; none starts after
+            }
             removed.timer.stop();
         }
     }
@@ -161,11 +164,18 @@ public final class QueueWatchdog implements SmartLifecycle {
 
     void heartbeatAll() {
         watched.forEach((queue, w) -> {
-            try {
-                store.heartbeat(queue, instanceId, settings.heartbeatLease(), w.workers);
-            }
-            catch (RuntimeException ex) {
-                logger.warn("Heartbeat on queue '" + queue + "' failed: " + ex.getMessage());
+            // under the entry's lock, so that once unwatch() returns no heartbeat of the queue runs
+            // (one landing after the container released its jobs would leave a ghost consumer)
+            synchronized (w) {
+                if (watched.get(queue) != w) {
+                    return;
+                }
+                try {
+                    store.heartbeat(queue, instanceId, settings.heartbeatLease(), w.workers);
+                }
+                catch (RuntimeException ex) {
+                    logger.warn("Heartbeat on queue '" + queue + "' failed: " + ex.getMessage());
+                }
             }
         });
     }
