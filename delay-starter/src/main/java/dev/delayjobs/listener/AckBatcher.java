@@ -37,6 +37,8 @@ final class AckBatcher {
     private final LinkedBlockingQueue<StoredJob> pending = new LinkedBlockingQueue<>();
     private final Thread thread;
     private volatile boolean stopping;
+    /** Set, under this object's lock, when the acker thread will read no more acks. */
+    private boolean exited;
 
     AckBatcher(String queue, RedisJobStore store, String instance, Consumer<StoredJob> acked,
             Consumer<List<StoredJob>> lost) {
@@ -50,9 +52,19 @@ final class AckBatcher {
         this.thread.start();
     }
 
-    /** Queues the ack of a job whose handler returned. */
+    /**
+     * Queues the ack of a job whose handler returned. Once the acker has stopped (a handler that
+     * ignored the shutdown interrupt returns late), the ack is recorded at once on the caller's
+     * thread rather than left in a queue nobody reads.
+     */
     void add(StoredJob job) {
-        pending.add(job);
+        synchronized (this) {
+            if (!exited) {
+                pending.add(job);
+                return;
+            }
+        }
+        record(new ArrayList<>(List.of(job)));
     }
 
     /** Sends the acks still queued, then stops; waits up to {@code timeout}. */
@@ -78,7 +90,12 @@ final class AckBatcher {
             }
             if (first == null) {
                 if (stopping) {
-                    return;
+                    synchronized (this) {
+                        if (pending.isEmpty()) {
+                            exited = true;
+                            return;
+                        }
+                    }
                 }
                 continue;
             }
