@@ -9,6 +9,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.diagnostics.FailureAnalyzedException;
 import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -61,7 +62,15 @@ public final class DelayAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     RedisJobStore delayJobStore(RedissonClient redisson, ConfiguredSettings settings) {
-        return new RedisJobStore(redisson, settings.keyPrefix());
+        RedisJobStore store = new RedisJobStore(redisson, settings.keyPrefix());
+        if (!store.keysPassUnchanged()) {
+            throw new FailureAnalyzedException("The RedissonClient renames keys (a NameMapper is configured). The "
+                    + "delay starter passes some key names to its Lua scripts as arguments, which a NameMapper does not "
+                    + "see, so jobs would be written to keys nothing reads.", "Remove the nameMapper from the Redisson "
+                    + "configuration, or give the application its own RedissonClient without one for the delay queues; "
+                    + "to keep the delay queues' keys apart from other data, set delay.key-prefix.");
+        }
+        return store;
     }
 
     @Bean

@@ -75,6 +75,18 @@ public final class RedisJobStore {
         return prefix;
     }
 
+    /**
+     * Whether Redisson passes script keys through unchanged. A Redisson {@code NameMapper} renames
+     * the keys it sees, but not the key names this store hands its scripts in arguments (the active
+     * lists' prefix, the wake channel), so with one jobs would be written where nothing reads.
+     */
+    public boolean keysPassUnchanged() {
+        String probe = prefix + ":name-mapper-probe";
+        String seen = call("check the key names of", null, () -> script.eval(probe, Mode.READ_WRITE, "return KEYS[1]",
+                ReturnType.STRING, List.of(probe)));
+        return probe.equals(seen);
+    }
+
     /** Records the queue name in the registry of known queues, once per store. */
     public void registerQueue(String queue) {
         if (!registered.contains(queue)) {

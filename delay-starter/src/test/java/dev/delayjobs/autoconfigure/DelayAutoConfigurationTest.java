@@ -99,6 +99,32 @@ class DelayAutoConfigurationTest {
     }
 
     @Test
+    void aRedissonNameMapperIsRefusedAtStartupWithTheReason() {
+        runner.withBean(org.redisson.spring.starter.RedissonAutoConfigurationCustomizer.class,
+                () -> config -> config.useSingleServer().setNameMapper(new org.redisson.config.NameMapper() {
+                    @Override
+                    public String map(String name) {
+                        return "tenant-1:" + name;
+                    }
+
+                    @Override
+                    public String unmap(String name) {
+                        return name.substring("tenant-1:".length());
+                    }
+                }))
+                .run(context -> {
+                    assertThat(context).hasFailed().getFailure().rootCause()
+                            .hasMessageContaining("a NameMapper is configured");
+                    Throwable cause = context.getStartupFailure();
+                    while (!(cause instanceof org.springframework.boot.diagnostics.FailureAnalyzedException)) {
+                        cause = cause.getCause();
+                    }
+                    assertThat(((org.springframework.boot.diagnostics.FailureAnalyzedException) cause).analysis().getAction())
+                            .contains("Remove the nameMapper").contains("set delay.key-prefix");
+                });
+    }
+
+    @Test
     void backsOffWithoutARedissonClientBean() {
         new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(JacksonAutoConfiguration.class, DelayAutoConfiguration.class))
