@@ -62,7 +62,9 @@ public final class DelayAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     RedisJobStore delayJobStore(RedissonClient redisson, ConfiguredSettings settings) {
-        RedisJobStore store = new RedisJobStore(redisson, settings.keyPrefix());
+        // the longest record a consumer reads: the payload limit, plus the record header and headers
+        int longestRecord = (int) Math.min(Integer.MAX_VALUE, settings.maxPayloadBytes() + 8192);
+        RedisJobStore store = new RedisJobStore(redisson, settings.keyPrefix(), longestRecord);
         if (!store.keysPassUnchanged()) {
             throw new FailureAnalyzedException("The RedissonClient renames keys (a NameMapper is configured). The "
                     + "delay starter passes some key names to its Lua scripts as arguments, which a NameMapper does not "

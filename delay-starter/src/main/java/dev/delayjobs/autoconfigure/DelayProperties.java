@@ -31,7 +31,9 @@ public class DelayProperties {
     private String instanceId;
 
     /**
-     * Largest payload accepted by a publish, as JSON.
+     * Largest payload accepted by a publish, as JSON. Consumers read records up to this size
+     * plus 8KB (the record header and headers); a longer record, from a publisher with a larger
+     * setting or written by hand, goes to the dead set unread.
      */
     private DataSize maxPayloadSize = DataSize.ofKilobytes(64);
 

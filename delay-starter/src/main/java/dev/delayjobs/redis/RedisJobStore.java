@@ -63,12 +63,22 @@ public final class RedisJobStore {
     private final RedissonClient redisson;
     private final String prefix;
     private final RScript script;
+    private final int longestRecord;
     private final Set<String> registered = ConcurrentHashMap.newKeySet();
 
     public RedisJobStore(RedissonClient redisson, String prefix) {
+        this(redisson, prefix, Integer.MAX_VALUE);
+    }
+
+    /**
+     * @param longestRecord the longest job record (header, headers and payload) a claim hands over;
+     *     a longer one goes to the dead set unread
+     */
+    public RedisJobStore(RedissonClient redisson, String prefix, int longestRecord) {
         this.redisson = redisson;
         this.prefix = prefix;
         this.script = redisson.getScript(StringCodec.INSTANCE);
+        this.longestRecord = longestRecord;
     }
 
     public String prefix() {
@@ -160,7 +170,8 @@ public final class RedisJobStore {
         List<Object> r = call("claim from", queue, () -> CLAIM.run(script, Mode.READ_WRITE, ReturnType.LIST,
                 k.of(k.ready(), k.active(instance), k.jobs(), k.delayed(), k.dead(), k.errors(), k.stats(),
                         k.instances(), k.claimFences(), k.request(requestId())),
-                Integer.toString(max), instance, Long.toString(lease.toMillis()), Long.toString(epoch)));
+                Integer.toString(max), instance, Long.toString(lease.toMillis()), Long.toString(epoch),
+                Integer.toString(longestRecord)));
         List<StoredJob> jobs = new ArrayList<>((r.size() - 1) / 2);
         for (int i = 1; i + 1 < r.size(); i += 2) {
             jobs.add(StoredJob.parse((String) r.get(i), (String) r.get(i + 1)));

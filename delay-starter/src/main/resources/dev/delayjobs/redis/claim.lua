@@ -6,6 +6,8 @@
 -- KEYS[10] memo of this request (string; see replayed() in _record.lua): a resent copy takes no
 -- more jobs; it returns the jobs the first run took (their ids are kept, the records read again)
 -- ARGV[1] n   ARGV[2] instance id   ARGV[3] lease ms   ARGV[4] claim epoch
+-- ARGV[5] longest record this consumer accepts (bytes): a longer one, from a publisher with a larger
+-- delay.max-payload-size or written by hand, goes to the dead set unread
 -- A claim whose epoch is below the instance's fence takes nothing: its reply was lost (the client
 -- gave up on it and has since handed back what it did not handle, setting the fence), and it only
 -- reaches Redis now, on another connection; the jobs it would take have no worker waiting.
@@ -19,6 +21,7 @@
 -- instead of six per job. An id popped twice in one call is taken once.
 -- Returns {server now, id1, record1, id2, record2, ...}. Cost: O(n + stale), independent of the backlog.
 local wanted = tonumber(ARGV[1])
+local longest = tonumber(ARGV[5])
 local out = { now_ms() }
 local fence = redis.call('HGET', KEYS[9], ARGV[2])
 if fence and tonumber(fence) > tonumber(ARGV[4]) then return out end
@@ -60,6 +63,12 @@ while taken < wanted and popped < wanted + 1000 do
     local claimed = rec and claimed_record(rec)
     if seen[id] then
       -- taken (or buried) a moment ago in this call: a stale duplicate
+    elseif rec and #rec > longest and not delayed[i] and not dead[i] and claimed ~= false then
+      seen[id] = true
+      redis.call('ZADD', KEYS[5], out[1], id)
+      redis.call('HSET', KEYS[6], id, 'record is ' .. #rec .. ' bytes, more than this consumer accepts (' .. longest
+        .. '; delay.max-payload-size)')
+      redis.call('HINCRBY', KEYS[7], 'dead', 1)
     elseif claimed and not delayed[i] and not dead[i] then
       seen[id] = true
       fields[#fields + 1] = id

@@ -341,4 +341,18 @@ class RedisJobStoreTest {
         assertThat(redisson.getList(keys.active("i1"), StringCodec.INSTANCE).size()).isEqualTo(9_000);
         assertThat(store.stats("q").ready() + store.stats("q").running()).isEqualTo(12_000);
     }
+
+    @Test
+    void aRecordLongerThanTheConsumerAcceptsGoesDeadUnread() {
+        RedisJobStore small = new RedisJobStore(redisson, store.prefix(), 100);
+        small.publish("q", List.of(new NewJob("big", true, 0, false, "\"" + "x".repeat(200) + "\""),
+                new NewJob("fits", true, 0, false, "1")));
+
+        List<StoredJob> claimed = small.claim("q", "i1", 10, Duration.ofSeconds(10), 1).jobs();
+
+        assertThat(claimed).extracting(StoredJob::id).containsExactly("fits");
+        JobInfo big = small.find("q", "big").orElseThrow();
+        assertThat(big.state()).isEqualTo(JobState.DEAD);
+        assertThat(big.lastError()).startsWith("record is 2").contains("more than this consumer accepts (100");
+    }
 }

@@ -63,7 +63,7 @@ class ResentScriptTest {
                 new NewJob("c", true, 0, false, "3")));
         List<Object> keys = k.of(k.ready(), k.active("i1"), k.jobs(), k.delayed(), k.dead(), k.errors(), k.stats(),
                 k.instances(), k.claimFences(), k.request("c-1"));
-        Object[] args = { "2", "i1", "10000", "1" };
+        Object[] args = { "2", "i1", "10000", "1", "100000" };
         List<Object> first = LuaScript.load("claim").run(script, Mode.READ_WRITE, ReturnType.LIST, keys, args);
         List<Object> copy = LuaScript.load("claim").run(script, Mode.READ_WRITE, ReturnType.LIST, keys, args);
 
