@@ -8,10 +8,7 @@ import org.redisson.api.RScript;
 import org.redisson.api.RScript.Mode;
 import org.redisson.api.RScript.ReturnType;
 import org.redisson.api.RedissonClient;
-import org.redisson.client.RedisException;
 import org.redisson.client.codec.StringCodec;
-
-import dev.delayjobs.DelayQueueException;
 
 /**
  * What tests of an application do to its queues and production code never does: make waiting
@@ -39,7 +36,7 @@ public final class QueueTestOperations {
         long moved = 0;
         long last;
         do {
-            last = call(queue, () -> FAST_FORWARD.<Long>run(script, Mode.READ_WRITE, ReturnType.LONG,
+            last = RedisJobStore.call("fast-forward", queue, () -> FAST_FORWARD.<Long>run(script, Mode.READ_WRITE, ReturnType.LONG,
                     k.of(k.jobs(), k.delayed(), k.ready()), Long.toString(window.toMillis()),
                     Integer.toString(FAST_FORWARD_BATCH)));
             moved += last;
@@ -53,7 +50,7 @@ public final class QueueTestOperations {
      */
     public void clear(String queue) {
         QueueKeys k = new QueueKeys(prefix, queue);
-        call(queue, () -> {
+        RedisJobStore.call("clear", queue, () -> {
             List<String> keys = new ArrayList<>(List.of(k.jobs(), k.delayed(), k.ready(), k.dead(), k.errors(), k.stats(),
                     k.instances(), k.workers(), k.claimFences()));
             redisson.<String>getScoredSortedSet(k.instances(), StringCodec.INSTANCE).readAll()
@@ -63,14 +60,5 @@ public final class QueueTestOperations {
             redisson.getKeys().delete(keys.stream().distinct().toArray(String[]::new));
             return null;
         });
-    }
-
-    private static <T> T call(String queue, java.util.function.Supplier<T> operation) {
-        try {
-            return operation.get();
-        }
-        catch (RedisException ex) {
-            throw new DelayQueueException("Redis could not fast-forward or clear queue '" + queue + "': " + ex.getMessage(), ex);
-        }
     }
 }

@@ -443,7 +443,7 @@ public final class RedisJobStore {
         return new QueueKeys(prefix, queue);
     }
 
-    private static <T> T call(String action, String queue, Supplier<T> operation) {
+    static <T> T call(String action, String queue, Supplier<T> operation) {
         try {
             return operation.get();
         }
