@@ -26,7 +26,8 @@ import dev.delayjobs.autoconfigure.DelayAutoConfiguration;
  * starter, and one handler on {@code fault.queue} that appends one line per handled job to
  * {@code fault.log} ({@link HandledLog}). Fault tests kill it, terminate it and start it again.
  *
- * <p>The handler sleeps for the job's {@link Work} time, then writes the line. A job whose id
+ * <p>The handler sleeps for the job's {@link Work} time, then writes the line; a negative time
+ * makes the attempt throw instead (the soak's failing handlers). A job whose id
  * starts with {@code fault.halt-on} (when set) is a poison job: the handler writes its line as it
  * starts and kills its own JVM at once ({@code Runtime.halt}), on every delivery.
  *
@@ -89,6 +90,9 @@ public class ConsumerMain {
                 Runtime.getRuntime().halt(137);
             }
             long workMs = job.attempt() == 1 ? job.payload().firstWorkMs() : job.payload().laterWorkMs();
+            if (workMs < 0) {
+                throw new IllegalStateException("failing attempt " + job.attempt() + " on purpose");
+            }
             if (workMs > 0) {
                 Thread.sleep(workMs);
             }

@@ -36,6 +36,12 @@ final class ConsumerProcess implements AutoCloseable {
      */
     static ConsumerProcess start(String name, RedisServerProcess redis, String prefix, String queue, int concurrency,
             String... properties) {
+        return start(name, redis.port(), prefix, queue, concurrency, properties);
+    }
+
+    /** Like {@link #start(String, RedisServerProcess, String, String, int, String...)}, on a Redis (or a proxy) at {@code port}. */
+    static ConsumerProcess start(String name, int port, String prefix, String queue, int concurrency,
+            String... properties) {
         try {
             Path dir = Files.createDirectories(Path.of("target", "fault", prefix).toAbsolutePath());
             Path log = dir.resolve(name + ".handled");
@@ -46,7 +52,7 @@ final class ConsumerProcess implements AutoCloseable {
                     "-cp", System.getProperty("java.class.path"),
                     ConsumerMain.class.getName(),
                     "--spring.data.redis.host=127.0.0.1",
-                    "--spring.data.redis.port=" + redis.port(),
+                    "--spring.data.redis.port=" + port,
                     "--delay.key-prefix=" + prefix,
                     "--delay.instance-id=" + name,
                     "--fault.queue=" + queue,
