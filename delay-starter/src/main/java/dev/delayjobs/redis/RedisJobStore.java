@@ -151,12 +151,15 @@ public final class RedisJobStore {
     /**
      * Blocks until the ready list of the queue is not empty, or the timeout passes, without taking
      * anything: the head is moved onto itself ({@code BLMOVE ready ready LEFT LEFT}).
+     * @param timeout at least one second is waited: Redisson sends the timeout in whole seconds, and
+     *     a timeout of 0 would block for good
      * @return whether jobs are ready
      */
     public boolean awaitReady(String queue, Duration timeout) {
         QueueKeys k = keys(queue);
+        Duration wait = timeout.compareTo(Duration.ofSeconds(1)) < 0 ? Duration.ofSeconds(1) : timeout;
         return call("wait on", queue, () -> redisson.<String>getBlockingDeque(k.ready(), StringCodec.INSTANCE)
-                .move(timeout, DequeMoveArgs.pollFirst().addFirstTo(k.ready()))) != null;
+                .move(wait, DequeMoveArgs.pollFirst().addFirstTo(k.ready()))) != null;
     }
 
     /**

@@ -88,7 +88,8 @@ public final class FaultSoak {
         try (RedisServerProcess redis = RedisServerProcess.start("--appendonly", "yes", "--appendfsync", "always");
                 TcpProxy proxy = new TcpProxy(redis.port())) {
             List<ConsumerProcess> consumers = new ArrayList<>();
-            List<Path> logs = new ArrayList<>();
+            // a consumer restarted under the same name appends to the same file: each file is read once
+            Set<Path> logs = new java.util.LinkedHashSet<>();
             for (int i = 0; i < 3; i++) {
                 consumers.add(startConsumer("c" + i, proxy, prefix, logs, consumerSettings));
             }
@@ -152,7 +153,7 @@ public final class FaultSoak {
         return duration.toSeconds() <= 120 ? 3000 + random.nextInt(4000) : 6000 + random.nextInt(10_000);
     }
 
-    private ConsumerProcess startConsumer(String name, TcpProxy proxy, String prefix, List<Path> logs,
+    private ConsumerProcess startConsumer(String name, TcpProxy proxy, String prefix, Set<Path> logs,
             String... settings) {
         ConsumerProcess consumer = ConsumerProcess.start(name, proxy.port(), prefix, QUEUE, 4, settings);
         logs.add(consumer.log());
@@ -161,7 +162,7 @@ public final class FaultSoak {
 
     /** A consumer that died by itself (a poison job halts its JVM) comes back under the same id. */
     private synchronized void restartCrashed(List<ConsumerProcess> consumers, TcpProxy proxy, String prefix,
-            List<Path> logs, String... settings) {
+            Set<Path> logs, String... settings) {
         for (int i = 0; i < consumers.size(); i++) {
             if (!consumers.get(i).isAlive()) {
                 // a crash is a fault too: jobs it held run again elsewhere
@@ -176,7 +177,7 @@ public final class FaultSoak {
     }
 
     private synchronized int fault(RedisServerProcess redis, TcpProxy proxy, List<ConsumerProcess> consumers, String prefix,
-            List<Path> logs, String[] settings, int generation) throws InterruptedException {
+            Set<Path> logs, String[] settings, int generation) throws InterruptedException {
         if (deck.isEmpty()) {
             // every kind once per round, in a seeded order: a short run meets them all too
             deck.addAll(List.of(Fault.values()));
