@@ -34,7 +34,9 @@ final class AckBatcher {
     private final String instance;
     private final Consumer<StoredJob> acked;
     private final Consumer<List<StoredJob>> lost;
-    private final LinkedBlockingQueue<StoredJob> pending = new LinkedBlockingQueue<>();
+    /** Acks waiting to be sent; a full queue makes the workers wait (backpressure while Redis is slow). */
+    static final int MAX_PENDING = 10_000;
+    private final LinkedBlockingQueue<StoredJob> pending = new LinkedBlockingQueue<>(MAX_PENDING);
     private final Thread thread;
     private volatile boolean stopping;
     /** Set, under this object's lock, when the acker thread will read no more acks. */
@@ -58,13 +60,32 @@ final class AckBatcher {
      * thread rather than left in a queue nobody reads.
      */
     void add(StoredJob job) {
-        synchronized (this) {
-            if (!exited) {
-                pending.add(job);
-                return;
+        try {
+            // a full queue (the acker is behind: Redis slow or down) makes the worker wait
+            while (!pending.offer(job, 100, TimeUnit.MILLISECONDS)) {
+                if (hasExited()) {
+                    record(new ArrayList<>(List.of(job)));
+                    return;
+                }
             }
         }
-        record(new ArrayList<>(List.of(job)));
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            lost.accept(List.of(job)); // handed back and delivered again: at least once
+            return;
+        }
+        if (hasExited()) {
+            // queued after the acker stopped reading: send what is left here
+            List<StoredJob> left = new ArrayList<>();
+            pending.drainTo(left);
+            if (!left.isEmpty()) {
+                record(left);
+            }
+        }
+    }
+
+    private synchronized boolean hasExited() {
+        return exited;
     }
 
     /** Sends the acks still queued, then stops; waits up to {@code timeout}. */

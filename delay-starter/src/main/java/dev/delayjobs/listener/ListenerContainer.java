@@ -68,6 +68,8 @@ public final class ListenerContainer {
     /** Fires handler timeouts; null without a handler timeout. */
     private ScheduledThreadPoolExecutor timeouts;
     private Semaphore freeWorkers;
+    /** Handler threads still running after their timeout settled the job. */
+    private final AtomicInteger abandoned = new AtomicInteger();
     private AckBatcher acks;
     /** Jobs this instance is handling (or whose ack is pending), by id; anything else in its active list is held by mistake. */
     private final Map<String, Execution> inFlight = new ConcurrentHashMap<>();
@@ -116,8 +118,11 @@ public final class ListenerContainer {
                 lost.forEach(this::settled);
                 heldUnknown = true;
             });
-            workers = new ThreadPoolExecutor(settings.concurrency(), Integer.MAX_VALUE, 60, TimeUnit.SECONDS,
+            // at most: the running handlers, as many abandoned after a timeout (see timedOut), and
+            // the short tasks that record those timeouts
+            workers = new ThreadPoolExecutor(settings.concurrency(), 3 * settings.concurrency(), 60, TimeUnit.SECONDS,
                     new SynchronousQueue<>(), workerThreads.forQueue(queue()));
+            abandoned.set(0);
             timeouts = null;
             if (settings.handlerTimeout() != null) {
                 timeouts = new ScheduledThreadPoolExecutor(1, task -> daemon(task, "delay-" + queue() + "-timeout"));
@@ -304,8 +309,13 @@ public final class ListenerContainer {
                 failure = ex;
             }
             if (!execution.settle()) {
-                // the timeout won: it counted the attempt as failed and freed the worker
+                // the timeout won: it counted the attempt as failed and freed the worker, or kept
+                // the worker's permit for this thread to give back now (too many threads abandoned)
                 ownsWorker = false;
+                abandoned.decrementAndGet();
+                if (execution.permitKept()) {
+                    freeWorkers.release();
+                }
                 Thread.interrupted(); // its interrupt was meant for this call only
                 if (logger.isDebugEnabled()) {
                     logger.debug("Queue '" + queue() + "': the handler of job '" + job.id() + "' returned after its "
@@ -351,6 +361,13 @@ public final class ListenerContainer {
         StoredJob job = execution.job;
         // one log line per timeout: the attempt's failure, logged where it is recorded
         String error = "handler timed out after " + DurationText.of(endpoint.settings().handlerTimeout());
+        // The handler's thread may never come back. Up to concurrency such threads, the worker is
+        // freed at once; past that, this thread keeps its permit until it returns, so abandoned
+        // handlers cannot grow the pool without bound.
+        boolean freeNow = abandoned.incrementAndGet() <= endpoint.settings().concurrency();
+        if (!freeNow) {
+            execution.keepPermit();
+        }
         Runnable record = () -> {
             try {
                 DelayQueueObserver.Outcome outcome = fail(execution, error, false);
@@ -358,7 +375,9 @@ public final class ListenerContainer {
             }
             finally {
                 inFlight.remove(job.id(), execution);
-                freeWorkers.release();
+                if (freeNow) {
+                    freeWorkers.release();
+                }
             }
         };
         try {
@@ -500,6 +519,7 @@ public final class ListenerContainer {
         private ScheduledFuture<?> timeout;
         private boolean settled;
         private boolean shutdownInterrupt;
+        private boolean permitKept;
 
         Execution(StoredJob job) {
             this.job = job;
@@ -561,6 +581,15 @@ public final class ListenerContainer {
 
         synchronized boolean interruptedByShutdown() {
             return shutdownInterrupt;
+        }
+
+        synchronized void keepPermit() {
+            permitKept = true;
+        }
+
+        /** Whether the handler's thread, abandoned after a timeout, gives the worker's permit back when it returns. */
+        synchronized boolean permitKept() {
+            return permitKept;
         }
     }
 }
