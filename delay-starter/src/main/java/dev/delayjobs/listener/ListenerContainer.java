@@ -448,7 +448,8 @@ public final class ListenerContainer {
     /** An error as logged and stored: control characters escaped (no forged log lines), at most 2000 characters. */
     private static String errorText(String text) {
         StringBuilder safe = new StringBuilder(Math.min(text.length(), MAX_ERROR_LENGTH) + 16);
-        for (int i = 0; i < text.length() && safe.length() < MAX_ERROR_LENGTH; i++) {
+        int i = 0;
+        for (; i < text.length() && safe.length() < MAX_ERROR_LENGTH; i++) {
             char c = text.charAt(i);
             if (c == '\n') {
                 safe.append("\\n");
@@ -463,7 +464,7 @@ public final class ListenerContainer {
                 safe.append(c);
             }
         }
-        return safe.length() < MAX_ERROR_LENGTH ? safe.toString() : safe + "...";
+        return i == text.length() ? safe.toString() : safe + "..."; // "..." only when something was cut
     }
 
     private static void pause(Duration duration) {

@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -109,7 +110,7 @@ public final class RedisJobStore {
     public Set<String> knownQueues() {
         List<Object> names = call("list the queues", null, () -> KNOWN_QUEUES.run(script, Mode.READ_WRITE, ReturnType.LIST,
                 List.of(QueueKeys.registry(prefix))));
-        Set<String> queues = new java.util.LinkedHashSet<>();
+        Set<String> queues = new LinkedHashSet<>();
         names.forEach(name -> queues.add((String) name));
         return queues;
     }
