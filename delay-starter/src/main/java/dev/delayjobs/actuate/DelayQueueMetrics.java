@@ -146,6 +146,10 @@ public class DelayQueueMetrics implements MeterBinder, DelayQueueObserver {
                     .tag("queue", queue)
                     .description("Consumer instances holding a lease on the queue")
                     .register(registry);
+            Gauge.builder("delay.queue.paused", this, m -> read(queue, stats -> stats.control().paused() ? 1 : 0))
+                    .tag("queue", queue)
+                    .description("1 while the queue is paused (no instance claims its jobs), else 0")
+                    .register(registry);
             TimeGauge.builder("delay.queue.oldest.overdue", this, TimeUnit.MILLISECONDS,
                     m -> read(queue, QueueStats::oldestLatenessMillis))
                     .tag("queue", queue)

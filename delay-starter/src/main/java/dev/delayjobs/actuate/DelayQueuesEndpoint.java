@@ -13,15 +13,18 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
+import dev.delayjobs.DelayQueueControl;
+import dev.delayjobs.RateLimit;
 import dev.delayjobs.core.JobArguments;
 import dev.delayjobs.listener.ListenerContainerRegistry;
 import dev.delayjobs.redis.RedisJobStore;
 
 /**
  * {@code /actuator/delayqueues}: every queue known under the key prefix, with its counts,
- * lateness and consumers; one queue with its most recent dead jobs; and, when write access is
- * granted ({@code management.endpoint.delayqueues.access=unrestricted}), requeueing and deleting
- * dead jobs and cancelling waiting ones.
+ * lateness, consumers, pause and rate limit; one queue with its most recent dead jobs; and, when
+ * write access is granted ({@code management.endpoint.delayqueues.access=unrestricted}),
+ * requeueing and deleting dead jobs, cancelling waiting ones, pausing and resuming queues and
+ * setting their rate limit.
  */
 @Endpoint(id = "delayqueues", defaultAccess = Access.READ_ONLY)
 public class DelayQueuesEndpoint {
@@ -31,17 +34,20 @@ public class DelayQueuesEndpoint {
 
     private final RedisJobStore store;
     private final ListenerContainerRegistry registry;
+    private final DelayQueueControl control;
 
-    public DelayQueuesEndpoint(RedisJobStore store, @Nullable ListenerContainerRegistry registry) {
+    public DelayQueuesEndpoint(RedisJobStore store, @Nullable ListenerContainerRegistry registry,
+            DelayQueueControl control) {
         this.store = store;
         this.registry = registry;
+        this.control = control;
     }
 
     @ReadOperation
     public QueuesReport queues() {
         Map<String, QueueView> queues = new TreeMap<>();
         for (String queue : RegisteredQueues.of(store)) {
-            queues.put(queue, QueueView.of(store.stats(queue), hasLocalHandler(queue)));
+            queues.put(queue, view(queue));
         }
         return new QueuesReport(queues);
     }
@@ -62,21 +68,34 @@ public class DelayQueuesEndpoint {
         List<DeadJobView> jobs = dead.jobs().stream()
                 .map(j -> new DeadJobView(j.id(), j.attempts(), j.lastError(), Instant.ofEpochMilli(j.diedAt())))
                 .toList();
-        return new QueueReport(queue, QueueView.of(store.stats(queue), hasLocalHandler(queue)),
+        return new QueueReport(queue, view(queue),
                 new DeadJobsPage(pageNumber, pageSize, dead.total(), jobs));
     }
 
     /**
-     * {@code POST /actuator/delayqueues/{queue}/{action}} with {@code id} or {@code all}:
-     * {@code requeue-dead} and {@code delete-dead} (one dead job by id, or every dead job with
-     * {@code "all": true}, never by default: an empty body acts on nothing), {@code cancel} (a
-     * waiting job; id required).
+     * {@code POST /actuator/delayqueues/{queue}/{action}}: {@code requeue-dead} and
+     * {@code delete-dead} (one dead job by {@code id}, or every dead job with {@code "all": true},
+     * never by default: an empty body acts on nothing), {@code cancel} (a waiting job; id
+     * required), {@code pause} and {@code resume} (every instance), {@code rate-limit} with
+     * {@code "limit": "50/1s"}, or {@code "none"} to go back to the configured limits.
      */
     @WriteOperation
     public @Nullable ActionResult act(@Selector String queue, @Selector String action, @Nullable String id,
-            @Nullable Boolean all) {
+            @Nullable Boolean all, @Nullable String limit) {
         if (!isKnown(queue)) {
             return null;
+        }
+        ActionResult onQueue = switch (action) {
+            case "pause" -> new ActionResult(queue, action, null, control.pause(queue) ? 1 : 0);
+            case "resume" -> new ActionResult(queue, action, null, control.resume(queue) ? 1 : 0);
+            case "rate-limit" -> {
+                control.setRateLimit(queue, rateLimit(limit));
+                yield new ActionResult(queue, action, null, 1);
+            }
+            default -> null; // an action on jobs, below
+        };
+        if (onQueue != null) {
+            return onQueue;
         }
         if (id != null) {
             try {
@@ -105,9 +124,31 @@ public class DelayQueuesEndpoint {
                 yield store.cancel(queue, id) ? 1 : 0;
             }
             default -> throw new InvalidEndpointRequestException("unknown action '" + action
-                    + "': use requeue-dead, delete-dead or cancel", "unknown action");
+                    + "': use requeue-dead, delete-dead, cancel, pause, resume or rate-limit", "unknown action");
         };
         return new ActionResult(queue, action, id, affected);
+    }
+
+    private static @Nullable RateLimit rateLimit(@Nullable String limit) {
+        if (limit == null || limit.isBlank()) {
+            throw new InvalidEndpointRequestException("rate-limit needs {\"limit\": \"<permits>/<window>\"}, for example "
+                    + "{\"limit\": \"50/1s\"}, or {\"limit\": \"none\"} to go back to the configured limits", "missing limit");
+        }
+        if (limit.trim().equalsIgnoreCase("none")) {
+            return null;
+        }
+        try {
+            return RateLimit.parse(limit.trim());
+        }
+        catch (IllegalArgumentException ex) {
+            throw new InvalidEndpointRequestException(ex.getMessage(), "invalid limit");
+        }
+    }
+
+    private QueueView view(String queue) {
+        RateLimit configured = registry == null ? null
+                : registry.getContainer(queue).map(c -> c.settings().rateLimit()).orElse(null);
+        return QueueView.of(store.stats(queue), hasLocalHandler(queue), configured);
     }
 
     private boolean isKnown(String queue) {
@@ -140,7 +181,7 @@ public class DelayQueuesEndpoint {
     public record DeadJobView(String id, int attempts, String lastError, Instant diedAt) {
     }
 
-    /** What a write operation did. */
+    /** What a write operation did: {@code affected} is the number of jobs, or 1 when a pause, resume or limit changed something. */
     public record ActionResult(String queue, String action, String id, long affected) {
     }
 }

@@ -16,7 +16,8 @@ import dev.delayjobs.redis.RedisJobStore;
 /**
  * {@code delayQueues} health: DOWN when Redis cannot be reached; the configured status (DOWN by
  * default) when a queue that has consumers holds a job overdue by more than the threshold, which
- * is what a stalled queue looks like; UP otherwise. Details list every queue's counts.
+ * is what a stalled queue looks like (a paused queue is not: its jobs wait on purpose); UP
+ * otherwise. Details list every queue's counts and whether it is paused.
  */
 public class DelayQueuesHealthIndicator implements HealthIndicator {
 
@@ -74,8 +75,10 @@ public class DelayQueuesHealthIndicator implements HealthIndicator {
             detail.put("dead", stats.dead());
             detail.put("consumers", stats.instances().size());
             detail.put("oldestOverdueMillis", lateness);
+            detail.put("paused", stats.control().paused());
             queues.put(queue, detail);
-            if (!stats.instances().isEmpty() && lateness > overdueThreshold.toMillis()) {
+            // a paused queue's due jobs wait on purpose: it is not stalled
+            if (!stats.control().paused() && !stats.instances().isEmpty() && lateness > overdueThreshold.toMillis()) {
                 overdue.put(queue, lateness);
             }
         }

@@ -18,8 +18,8 @@ public class DelayQueuesWebEndpointExtension {
 
     @WriteOperation
     public WebEndpointResponse<DelayQueuesEndpoint.ActionResult> act(@Selector String queue, @Selector String action,
-            @Nullable String id, @Nullable Boolean all) {
-        DelayQueuesEndpoint.ActionResult result = endpoint.act(queue, action, id, all);
+            @Nullable String id, @Nullable Boolean all, @Nullable String limit) {
+        DelayQueuesEndpoint.ActionResult result = endpoint.act(queue, action, id, all, limit);
         return result == null ? new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND) : new WebEndpointResponse<>(result);
     }
 }

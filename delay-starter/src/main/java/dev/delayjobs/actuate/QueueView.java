@@ -4,6 +4,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 
+import dev.delayjobs.RateLimit;
 import dev.delayjobs.redis.QueueStats;
 
 /**
@@ -18,17 +19,26 @@ import dev.delayjobs.redis.QueueStats;
  * @param consumers the live consumer instances
  * @param totals published, completed, retried and dead counts of all instances since the queue was created
  * @param localHandler whether this instance has a handler for the queue
+ * @param paused whether the queue is paused (no instance claims its jobs)
+ * @param pausedAt when it was paused, or null
+ * @param rateLimit the rate limit in force: the one set at runtime, else the one this instance is
+ *     configured with ({@code permits/window}), or null
+ * @param rateLimitSetAtRuntime whether {@code rateLimit} was set at runtime, for every instance
  */
 public record QueueView(long delayed, long ready, long running, long dead, Instant nextDueAt, long oldestOverdueMillis,
-        List<Consumer> consumers, Map<String, Long> totals, boolean localHandler) {
+        List<Consumer> consumers, Map<String, Long> totals, boolean localHandler, boolean paused, Instant pausedAt,
+        String rateLimit, boolean rateLimitSetAtRuntime) {
 
-    static QueueView of(QueueStats stats, boolean localHandler) {
+    static QueueView of(QueueStats stats, boolean localHandler, RateLimit configuredLimit) {
+        RateLimit runtime = stats.control().rateLimit();
+        RateLimit limit = runtime != null ? runtime : configuredLimit;
         return new QueueView(stats.delayed(), stats.ready(), stats.running(), stats.dead(),
                 stats.nextDueAt() < 0 ? null : Instant.ofEpochMilli(stats.nextDueAt()), stats.oldestLatenessMillis(),
                 stats.instances().stream()
                         .map(i -> new Consumer(i.id(), i.workers(), i.held(), Instant.ofEpochMilli(i.leaseDeadline())))
                         .toList(),
-                stats.totals(), localHandler);
+                stats.totals(), localHandler, stats.control().paused(), stats.control().pausedAt(),
+                limit == null ? null : limit.toString(), runtime != null);
     }
 
     /**

@@ -8,6 +8,7 @@ import java.util.concurrent.ThreadLocalRandom;
 
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 
+import dev.delayjobs.RateLimit;
 import dev.delayjobs.core.DurationText;
 import dev.delayjobs.core.JobArguments;
 import dev.delayjobs.listener.QueueSettings;
@@ -28,7 +29,7 @@ final class ConfiguredSettings implements QueueSettings.Source {
         DelayProperties.Backoff backoff = consumer.getBackoff();
         this.defaults = build("delay.consumer", consumer.getConcurrency(), consumer.getMaxAttempts(), backoff.getInitial(),
                 backoff.getMultiplier(), backoff.getMax(), backoff.getJitter(), consumer.isAutoStartup(),
-                consumer.getHandlerTimeout());
+                consumer.getHandlerTimeout(), null, false);
         properties.getQueues().keySet().forEach(this::forQueue);
     }
 
@@ -50,7 +51,8 @@ final class ConfiguredSettings implements QueueSettings.Source {
         return build(name, or(o.getConcurrency(), defaults.concurrency()), or(o.getMaxAttempts(), defaults.maxAttempts()),
                 or(b.getInitial(), d.initial()), or(b.getMultiplier(), d.multiplier()), or(b.getMax(), d.max()),
                 or(b.getJitter(), d.jitter()), or(o.getAutoStartup(), defaults.autoStartup()),
-                or(o.getHandlerTimeout(), defaults.handlerTimeout()));
+                or(o.getHandlerTimeout(), defaults.handlerTimeout()), rateLimit(name, o.getRateLimit()),
+                o.isPausedOnStartup());
     }
 
     WatchdogSettings watchdog() {
@@ -124,11 +126,25 @@ final class ConfiguredSettings implements QueueSettings.Source {
         return host.toLowerCase(Locale.ROOT) + "-" + ProcessHandle.current().pid() + "-" + HexFormat.of().formatHex(random);
     }
 
+    private static RateLimit rateLimit(String name, String text) {
+        if (text == null || text.isBlank()) {
+            return null;
+        }
+        try {
+            return RateLimit.parse(text.trim());
+        }
+        catch (IllegalArgumentException ex) {
+            throw new InvalidConfigurationPropertyValueException(name + ".rate-limit", text, ex.getMessage());
+        }
+    }
+
     private static QueueSettings build(String name, int concurrency, int maxAttempts, Duration initial, double multiplier,
-            Duration max, double jitter, boolean autoStartup, Duration handlerTimeout) {
+            Duration max, double jitter, boolean autoStartup, Duration handlerTimeout, RateLimit rateLimit,
+            boolean pausedOnStartup) {
         try {
             return new QueueSettings(concurrency, maxAttempts,
-                    new QueueSettings.ExponentialBackoff(initial, multiplier, max, jitter), autoStartup, handlerTimeout);
+                    new QueueSettings.ExponentialBackoff(initial, multiplier, max, jitter), autoStartup, handlerTimeout,
+                    rateLimit, pausedOnStartup);
         }
         catch (QueueSettings.InvalidSettingException ex) {
             throw new InvalidConfigurationPropertyValueException(name + "." + ex.setting(), ex.value(), ex.reason());

@@ -19,6 +19,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.web.filter.OncePerRequestFilter;
 
+import dev.delayjobs.DelayQueueControl;
 import dev.delayjobs.actuate.DelayQueuesEndpoint;
 import dev.delayjobs.actuate.DelayQueuesHealthIndicator;
 import dev.delayjobs.actuate.DelayQueuesWebEndpointExtension;
@@ -41,8 +42,9 @@ public final class DelayActuatorAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean
-        DelayQueuesEndpoint delayQueuesEndpoint(RedisJobStore store, ObjectProvider<ListenerContainerRegistry> registry) {
-            return new DelayQueuesEndpoint(store, registry.getIfAvailable());
+        DelayQueuesEndpoint delayQueuesEndpoint(RedisJobStore store, ObjectProvider<ListenerContainerRegistry> registry,
+                DelayQueueControl control) {
+            return new DelayQueuesEndpoint(store, registry.getIfAvailable(), control);
         }
 
         @Bean

@@ -17,6 +17,8 @@ import org.springframework.core.env.Environment;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 import dev.delayjobs.DelayPublisher;
+import dev.delayjobs.DelayQueueControl;
+import dev.delayjobs.control.RedisDelayQueueControl;
 import dev.delayjobs.core.DelayQueueObserver;
 import dev.delayjobs.core.JobTracing;
 import dev.delayjobs.core.PayloadCodec;
@@ -26,6 +28,7 @@ import dev.delayjobs.listener.DelayedHandlerAnnotationBeanPostProcessor;
 import dev.delayjobs.listener.ListenerContainerRegistry;
 import dev.delayjobs.listener.QueueSettings;
 import dev.delayjobs.listener.WorkerThreads;
+import dev.delayjobs.redis.QueueControls;
 import dev.delayjobs.redis.RedisJobStore;
 import dev.delayjobs.observation.DelayHandlerObservationConvention;
 import dev.delayjobs.observation.DelayPublishObservationConvention;
@@ -77,6 +80,18 @@ public final class DelayAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
+    QueueControls delayQueueControls(RedissonClient redisson, ConfiguredSettings settings) {
+        return new QueueControls(redisson, settings.keyPrefix());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean(DelayQueueControl.class)
+    RedisDelayQueueControl delayQueueControl(QueueControls controls, RedisJobStore store) {
+        return new RedisDelayQueueControl(controls, store);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
     PayloadCodec delayPayloadCodec(ObjectProvider<JsonMapper> jsonMapper, ConfiguredSettings settings) {
         return new PayloadCodec(jsonMapper.getIfAvailable(JsonMapper::new), settings.maxPayloadBytes(),
                 settings.strictPayloads());
@@ -124,12 +139,12 @@ public final class DelayAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    ListenerContainerRegistry delayListenerContainerRegistry(RedisJobStore store, QueueWatchdog watchdog,
+    ListenerContainerRegistry delayListenerContainerRegistry(RedisJobStore store, QueueControls controls, QueueWatchdog watchdog,
             PayloadCodec codec, ConfiguredSettings settings, ObjectProvider<DelayQueueObserver> observers,
             Environment environment, ObjectProvider<JobTracing> tracing) {
         // spring.threads.virtual.enabled=true on Java 21+: handlers run on virtual threads
         WorkerThreads threads = Threading.VIRTUAL.isActive(environment) ? WorkerThreads.VIRTUAL : WorkerThreads.PLATFORM;
-        return new ListenerContainerRegistry(store, watchdog, codec, settings.shutdownTimeout(), observer(observers), threads,
+        return new ListenerContainerRegistry(store, controls, watchdog, codec, settings.shutdownTimeout(), observer(observers), threads,
                 tracing.getIfAvailable(() -> JobTracing.NONE));
     }
 

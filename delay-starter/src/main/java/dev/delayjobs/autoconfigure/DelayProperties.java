@@ -477,6 +477,19 @@ public class DelayProperties {
         private Duration handlerTimeout;
 
         /**
+         * Most jobs of this queue that start per window, all instances together, written
+         * permits/window: for example 100/1s. Jobs over it wait in ready. A rate limit set at
+         * runtime (endpoint, dashboard or DelayQueueControl) replaces it until cleared.
+         */
+        private String rateLimit;
+
+        /**
+         * Whether this instance pauses the queue when its handler starts, if the queue was never
+         * paused nor resumed before; it is then consumed once resumed.
+         */
+        private boolean pausedOnStartup;
+
+        /**
          * Retry delays of this queue.
          */
         private final BackoffOverrides backoff = new BackoffOverrides();
@@ -511,6 +524,22 @@ public class DelayProperties {
 
         public void setHandlerTimeout(Duration handlerTimeout) {
             this.handlerTimeout = handlerTimeout;
+        }
+
+        public String getRateLimit() {
+            return rateLimit;
+        }
+
+        public void setRateLimit(String rateLimit) {
+            this.rateLimit = rateLimit;
+        }
+
+        public boolean isPausedOnStartup() {
+            return pausedOnStartup;
+        }
+
+        public void setPausedOnStartup(boolean pausedOnStartup) {
+            this.pausedOnStartup = pausedOnStartup;
         }
 
         public BackoffOverrides getBackoff() {

@@ -23,6 +23,7 @@ import dev.delayjobs.core.DurationText;
 import dev.delayjobs.core.JobTracing;
 import dev.delayjobs.core.PayloadCodec;
 import dev.delayjobs.redis.Claim;
+import dev.delayjobs.redis.QueueControls;
 import dev.delayjobs.redis.RedisJobStore;
 import dev.delayjobs.redis.StoredJob;
 import dev.delayjobs.timer.QueueWatchdog;
@@ -56,6 +57,7 @@ public final class ListenerContainer {
     private final DelayQueueObserver observer;
     private final WorkerThreads workerThreads;
     private final JobTracing tracing;
+    private final QueueControls controls;
 
     private final Object lifecycle = new Object();
     private volatile boolean running;
@@ -71,6 +73,7 @@ public final class ListenerContainer {
     /** Handler threads still running after their timeout settled the job. */
     private final AtomicInteger abandoned = new AtomicInteger();
     private AckBatcher acks;
+    private ClaimGate gate;
     /** Jobs this instance is handling (or whose ack is pending), by id; anything else in its active list is held by mistake. */
     private final Map<String, Execution> inFlight = new ConcurrentHashMap<>();
     /** Set when a claim or an outcome may have reached Redis without this instance knowing. */
@@ -82,8 +85,10 @@ public final class ListenerContainer {
     private volatile long claimEpoch = 1;
 
     ListenerContainer(HandlerEndpoint endpoint, RedisJobStore store, QueueWatchdog watchdog, PayloadCodec codec,
-            Duration shutdownTimeout, DelayQueueObserver observer, WorkerThreads workerThreads, JobTracing tracing) {
+            Duration shutdownTimeout, DelayQueueObserver observer, WorkerThreads workerThreads, JobTracing tracing,
+            QueueControls controls) {
         this.workerThreads = workerThreads;
+        this.controls = controls;
         this.tracing = tracing;
         this.endpoint = endpoint;
         this.store = store;
@@ -113,6 +118,8 @@ public final class ListenerContainer {
             QueueSettings settings = endpoint.settings();
             watchdog.watch(queue(), settings.maxAttempts(), settings.concurrency());
             observer.consuming(queue());
+            gate = new ClaimGate(queue(), controls);
+            gate.open(settings.pausedOnStartup());
             freeWorkers = new Semaphore(settings.concurrency());
             acks = new AckBatcher(queue(), store, watchdog.instanceId(), this::settled, lost -> {
                 lost.forEach(this::settled);
@@ -145,6 +152,7 @@ public final class ListenerContainer {
             running = false;
             claimer.interrupt();
             join(claimer, AWAIT_READY.plusSeconds(5));
+            gate.close();
             boolean finished = awaitHandlers(shutdownTimeout);
             if (!finished) {
                 logger.warn("Queue '" + queue() + "': handlers still running after " + DurationText.of(shutdownTimeout)
@@ -223,7 +231,7 @@ public final class ListenerContainer {
                     heldUnknown = false;
                     claimEpoch = store.releaseAllBut(queue(), watchdog.instanceId(), List.copyOf(inFlight.keySet())).fence();
                 }
-                claim = store.claim(queue(), watchdog.instanceId(), wanted, lease, claimEpoch);
+                claim = store.claim(queue(), watchdog.instanceId(), wanted, lease, claimEpoch, settings().rateLimit());
             }
             catch (RuntimeException ex) {
                 heldUnknown = true;
@@ -249,9 +257,12 @@ public final class ListenerContainer {
                 // started are still held and are handed back by stop()
                 break;
             }
+            if (gate.holdsBack(claim)) {
+                gate.await(claim);
+            }
             // fewer than asked for: ready was empty when the claim ran (or held only stale ids), so
             // wait for it here rather than spend a claim call that finds nothing
-            if (jobs.size() < wanted && running) {
+            else if (jobs.size() < wanted && running) {
                 try {
                     store.awaitReady(queue(), AWAIT_READY);
                 }

@@ -17,6 +17,7 @@ import dev.delayjobs.core.DelayQueueObserver;
 import dev.delayjobs.core.DurationText;
 import dev.delayjobs.core.JobTracing;
 import dev.delayjobs.core.PayloadCodec;
+import dev.delayjobs.redis.QueueControls;
 import dev.delayjobs.redis.RedisJobStore;
 import dev.delayjobs.timer.QueueWatchdog;
 
@@ -32,6 +33,7 @@ public final class ListenerContainerRegistry implements SmartLifecycle {
     public static final int PHASE = QueueWatchdog.PHASE + 100;
 
     private final RedisJobStore store;
+    private final QueueControls controls;
     private final QueueWatchdog watchdog;
     private final PayloadCodec codec;
     private final Duration shutdownTimeout;
@@ -41,8 +43,10 @@ public final class ListenerContainerRegistry implements SmartLifecycle {
     private final Map<String, Registered> containers = new LinkedHashMap<>();
     private volatile boolean running;
 
-    public ListenerContainerRegistry(RedisJobStore store, QueueWatchdog watchdog, PayloadCodec codec,
-            Duration shutdownTimeout, DelayQueueObserver observer, WorkerThreads workerThreads, JobTracing tracing) {
+    public ListenerContainerRegistry(RedisJobStore store, QueueControls controls, QueueWatchdog watchdog,
+            PayloadCodec codec, Duration shutdownTimeout, DelayQueueObserver observer, WorkerThreads workerThreads,
+            JobTracing tracing) {
+        this.controls = controls;
         this.workerThreads = workerThreads;
         this.tracing = tracing;
         this.store = store;
@@ -60,7 +64,7 @@ public final class ListenerContainerRegistry implements SmartLifecycle {
         }
         containers.put(endpoint.queue(),
                 new Registered(endpoint, new ListenerContainer(endpoint, store, watchdog, codec, shutdownTimeout, observer, workerThreads,
-                        tracing)));
+                        tracing, controls)));
     }
 
     /** The containers, in registration order. */

@@ -2,6 +2,8 @@ package dev.delayjobs.listener;
 
 import java.time.Duration;
 
+import dev.delayjobs.RateLimit;
+
 /**
  * How the handler of one queue consumes, after annotation attributes, {@code delay.queues.<queue>.*}
  * and the {@code delay.consumer.*} defaults were applied, in that order of precedence.
@@ -12,9 +14,13 @@ import java.time.Duration;
  * @param autoStartup whether the container starts with the context
  * @param handlerTimeout how long one handler call may run before it is interrupted and counted as a
  *        failed attempt; {@code null} for no limit
+ * @param rateLimit how many of the queue's jobs may start per window, all instances together (a rate
+ *        limit set at runtime replaces it); {@code null} for none
+ * @param pausedOnStartup whether starting the container pauses the queue, if it was never paused nor
+ *        resumed before
  */
 public record QueueSettings(int concurrency, int maxAttempts, ExponentialBackoff backoff, boolean autoStartup,
-        Duration handlerTimeout) {
+        Duration handlerTimeout, RateLimit rateLimit, boolean pausedOnStartup) {
 
     /** Most jobs of one queue handled at once in one instance: the largest claim tested (RedisJobStoreTest). */
     public static final int MAX_CONCURRENCY = 1000;
@@ -60,23 +66,23 @@ public record QueueSettings(int concurrency, int maxAttempts, ExponentialBackoff
     }
 
     QueueSettings withConcurrency(int value) {
-        return new QueueSettings(value, maxAttempts, backoff, autoStartup, handlerTimeout);
+        return new QueueSettings(value, maxAttempts, backoff, autoStartup, handlerTimeout, rateLimit, pausedOnStartup);
     }
 
     QueueSettings withMaxAttempts(int value) {
-        return new QueueSettings(concurrency, value, backoff, autoStartup, handlerTimeout);
+        return new QueueSettings(concurrency, value, backoff, autoStartup, handlerTimeout, rateLimit, pausedOnStartup);
     }
 
     QueueSettings withBackoff(ExponentialBackoff value) {
-        return new QueueSettings(concurrency, maxAttempts, value, autoStartup, handlerTimeout);
+        return new QueueSettings(concurrency, maxAttempts, value, autoStartup, handlerTimeout, rateLimit, pausedOnStartup);
     }
 
     QueueSettings withAutoStartup(boolean value) {
-        return new QueueSettings(concurrency, maxAttempts, backoff, value, handlerTimeout);
+        return new QueueSettings(concurrency, maxAttempts, backoff, value, handlerTimeout, rateLimit, pausedOnStartup);
     }
 
     QueueSettings withHandlerTimeout(Duration value) {
-        return new QueueSettings(concurrency, maxAttempts, backoff, autoStartup, value);
+        return new QueueSettings(concurrency, maxAttempts, backoff, autoStartup, value, rateLimit, pausedOnStartup);
     }
 
     /** Where the configured settings of a queue come from (the {@code delay.*} properties). */

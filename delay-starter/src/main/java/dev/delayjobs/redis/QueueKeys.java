@@ -58,6 +58,21 @@ record QueueKeys(String prefix, String queue) {
         return base() + "req:" + requestId;
     }
 
+    /** The operator's settings of the queue: paused, resumed, runtime rate limit (see pause.lua). */
+    String control() {
+        return base() + "control";
+    }
+
+    /** When each job started in the last rate-limit window (see claim.lua). */
+    String rateLog() {
+        return base() + "rate-log";
+    }
+
+    /** Tells consumers waiting on a paused or rate-limited queue that its control changed. */
+    String controlChannel() {
+        return base() + "control-changed";
+    }
+
     String wakeChannel() {
         return base() + "wake";
     }

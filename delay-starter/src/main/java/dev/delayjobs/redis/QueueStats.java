@@ -3,6 +3,8 @@ package dev.delayjobs.redis;
 import java.util.List;
 import java.util.Map;
 
+import dev.delayjobs.DelayQueueControl.QueueControlState;
+
 /**
  * Every count of one queue, read in one script call.
  *
@@ -16,9 +18,10 @@ import java.util.Map;
  *     or -1 when none is waiting
  * @param totals counters shared by all instances: published, completed, retried, dead
  * @param instances the consumer instances holding a lease on the queue
+ * @param control whether the queue is paused, and its runtime rate limit
  */
 public record QueueStats(long serverNow, long delayed, long ready, long running, long dead, long nextDueAt,
-        long oldestWaitingDueAt, Map<String, Long> totals, List<ConsumerInstance> instances) {
+        long oldestWaitingDueAt, Map<String, Long> totals, List<ConsumerInstance> instances, QueueControlState control) {
 
     /** How long the oldest waiting job has been overdue, in ms (0 when none is). */
     public long oldestLatenessMillis() {

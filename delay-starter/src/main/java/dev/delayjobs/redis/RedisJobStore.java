@@ -15,6 +15,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.LongConsumer;
 import java.util.function.Supplier;
 
+import org.jspecify.annotations.Nullable;
 import org.redisson.api.RScript;
 import org.redisson.api.RScript.Mode;
 import org.redisson.api.RScript.ReturnType;
@@ -27,6 +28,7 @@ import org.redisson.client.codec.StringCodec;
 import dev.delayjobs.DelayQueueException;
 import dev.delayjobs.JobInfo;
 import dev.delayjobs.JobState;
+import dev.delayjobs.RateLimit;
 
 /**
  * The data model of the delay queues behind one facade: the only class that knows a key name or
@@ -167,20 +169,30 @@ public final class RedisJobStore {
      * Takes up to {@code max} ready jobs for {@code instance}; each becomes RUNNING and counts an
      * attempt. {@code epoch} must be at least the fence set by the instance's last
      * {@link #releaseAllBut}, or the claim takes nothing: a claim whose reply was lost and that
-     * reaches Redis only after that release must not take jobs no worker will run.
+     * reaches Redis only after that release must not take jobs no worker will run. A paused queue
+     * gives nothing; a rate limit (the runtime one, else {@code configuredLimit}) caps what starts.
      */
     public Claim claim(String queue, String instance, int max, Duration lease, long epoch) {
+        return claim(queue, instance, max, lease, epoch, null);
+    }
+
+    /** {@link #claim(String, String, int, Duration, long)} under {@code configuredLimit} unless a runtime one is set. */
+    public Claim claim(String queue, String instance, int max, Duration lease, long epoch,
+            @Nullable RateLimit configuredLimit) {
         QueueKeys k = keys(queue);
         List<Object> r = call("claim from", queue, () -> CLAIM.run(script, Mode.READ_WRITE, ReturnType.LIST,
                 k.of(k.ready(), k.active(instance), k.jobs(), k.delayed(), k.dead(), k.errors(), k.stats(),
-                        k.instances(), k.claimFences(), k.request(requestId())),
+                        k.instances(), k.claimFences(), k.request(requestId()), k.control(), k.rateLog()),
                 Integer.toString(max), instance, Long.toString(lease.toMillis()), Long.toString(epoch),
-                Integer.toString(longestRecord)));
-        List<StoredJob> jobs = new ArrayList<>((r.size() - 1) / 2);
-        for (int i = 1; i + 1 < r.size(); i += 2) {
+                Integer.toString(longestRecord),
+                configuredLimit == null ? "0" : Integer.toString(configuredLimit.permits()),
+                configuredLimit == null ? "0" : Long.toString(configuredLimit.window().toMillis())));
+        List<StoredJob> jobs = new ArrayList<>((r.size() - 2) / 2);
+        for (int i = 2; i + 1 < r.size(); i += 2) {
             jobs.add(StoredJob.parse((String) r.get(i), (String) r.get(i + 1)));
         }
-        return new Claim(asLong(r.get(0)), jobs);
+        long wait = asLong(r.get(1));
+        return new Claim(asLong(r.get(0)), jobs, wait < 0, Math.max(0, wait));
     }
 
     /** Deletes jobs whose handler succeeded. */
@@ -318,8 +330,10 @@ public final class RedisJobStore {
     public QueueStats stats(String queue) {
         QueueKeys k = keys(queue);
         List<Object> r = call("read the counts of", queue, () -> QUEUE_STATS.run(script, Mode.READ_WRITE, ReturnType.LIST,
-                k.of(k.delayed(), k.ready(), k.dead(), k.stats(), k.instances(), k.workers(), k.jobs()), k.activePrefix()));
+                k.of(k.delayed(), k.ready(), k.dead(), k.stats(), k.instances(), k.workers(), k.jobs(), k.control()),
+                k.activePrefix()));
         List<Object> counts = (List<Object>) r.get(0);
+        List<Object> control = (List<Object>) r.get(3);
         List<Object> totals = (List<Object>) r.get(1);
         List<Object> members = (List<Object>) r.get(2);
         Map<String, Long> totalsByName = new LinkedHashMap<>();
@@ -335,7 +349,8 @@ public final class RedisJobStore {
                     Integer.parseInt((String) members.get(i + 2)), asLong(members.get(i + 3))));
         }
         return new QueueStats(asLong(counts.get(0)), asLong(counts.get(1)), asLong(counts.get(2)), asLong(counts.get(3)),
-                asLong(counts.get(4)), asLong(counts.get(5)), asLong(counts.get(6)), totalsByName, instances);
+                asLong(counts.get(4)), asLong(counts.get(5)), asLong(counts.get(6)), totalsByName, instances,
+                QueueControls.parse(control.get(0), control.get(1)));
     }
 
     /** A page of the dead set, newest first, and the size of the whole set. */
@@ -398,7 +413,7 @@ public final class RedisJobStore {
      * Subscribes to the due times the queue announces when a job becomes the earliest one.
      * Redisson re-subscribes after a reconnect; the sweep covers the messages lost meanwhile.
      */
-    public WakeSubscription subscribeWake(String queue, LongConsumer onEarlierDue) {
+    public ChannelSubscription subscribeWake(String queue, LongConsumer onEarlierDue) {
         RTopic topic = redisson.getTopic(keys(queue).wakeChannel(), StringCodec.INSTANCE);
         int listenerId = call("subscribe to", queue, () -> topic.addListener(String.class, (channel, message) -> {
             try {
@@ -408,39 +423,7 @@ public final class RedisJobStore {
                 // not one of ours; the sweep keeps the queue moving whatever is published here
             }
         }));
-        return new WakeSubscription(topic, listenerId);
-    }
-
-    /** A live subscription to a queue's wake channel. */
-    public static final class WakeSubscription implements AutoCloseable {
-
-        private final RTopic topic;
-        private final int listenerId;
-
-        private WakeSubscription(RTopic topic, int listenerId) {
-            this.topic = topic;
-            this.listenerId = listenerId;
-        }
-
-        /** Whether the listener is still registered with Redisson. */
-        public boolean isActive() {
-            try {
-                return topic.countListeners() > 0;
-            }
-            catch (RedisException ex) {
-                return false;
-            }
-        }
-
-        @Override
-        public void close() {
-            try {
-                topic.removeListener(listenerId);
-            }
-            catch (RedisException ex) {
-                // the connection is gone, and the subscription with it
-            }
-        }
+        return new ChannelSubscription(topic, listenerId);
     }
 
     private QueueKeys keys(String queue) {

@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import dev.delayjobs.redis.ChannelSubscription;
 import dev.delayjobs.redis.RedisJobStore;
 import dev.delayjobs.redis.Transfer;
 
@@ -39,7 +40,7 @@ final class TransferTimer {
     /** Redis server clock minus this JVM's clock, from the midpoint of the last transfer's round trip. */
     private volatile long clockOffset;
     private volatile boolean stopped;
-    private RedisJobStore.WakeSubscription subscription;
+    private ChannelSubscription subscription;
 
     TransferTimer(String queue, RedisJobStore store, ScheduledExecutorService scheduler, int batchSize) {
         this.queue = queue;
@@ -154,7 +155,7 @@ final class TransferTimer {
                 subscription = null;
             }
         }
-        RedisJobStore.WakeSubscription fresh;
+        ChannelSubscription fresh;
         try {
             fresh = store.subscribeWake(queue, this::onEarlierDue);
         }

@@ -6,8 +6,13 @@
 -- KEYS[10] memo of this request (string; see replayed() in _record.lua): a resent copy takes no
 -- more jobs; it returns the jobs the first run took (their ids are kept, the records read again)
 -- ARGV[1] n   ARGV[2] instance id   ARGV[3] lease ms   ARGV[4] claim epoch
+-- KEYS[11] control (hash, see pause.lua)   KEYS[12] rate log (zset: one member per job started, score = when)
 -- ARGV[5] longest record this consumer accepts (bytes): a longer one, from a publisher with a larger
 -- delay.max-payload-size or written by hand, goes to the dead set unread
+-- ARGV[6] configured rate limit: permits per window ('0': none)   ARGV[7] its window ms
+-- A paused queue (control has 'paused') gives nothing. A rate limit (the runtime one in control, else the
+-- configured one) lets at most `permits` jobs start in any window, all instances together: the rate log
+-- keeps when each of the last window's jobs was claimed.
 -- A claim whose epoch is below the instance's fence takes nothing: its reply was lost (the client
 -- gave up on it and has since handed back what it did not handle, setting the fence), and it only
 -- reaches Redis now, on another connection; the jobs it would take have no worker waiting.
@@ -19,18 +24,21 @@
 -- The ready ids are popped, read and checked a batch at a time (LPOP count, HMGET, ZMSCORE: Redis
 -- 6.2+), and the claimed ones are written with one HSET and one RPUSH: a few commands per call
 -- instead of six per job. An id popped twice in one call is taken once.
--- Returns {server now, id1, record1, id2, record2, ...}. Cost: O(n + stale), independent of the backlog.
+-- Returns {server now, wait, id1, record1, id2, record2, ...}; wait is 0, -1 when the queue is paused, or
+-- the ms until the rate limit lets the next job start when it let no more start now.
+-- Cost: O(n + stale + expired rate log entries), independent of the backlog.
 local wanted = tonumber(ARGV[1])
 local longest = tonumber(ARGV[5])
-local out = { now_ms() }
+local out = { now_ms(), 0 }
 local fence = redis.call('HGET', KEYS[9], ARGV[2])
 if fence and tonumber(fence) > tonumber(ARGV[4]) then return out end
 local prior = replayed(KEYS[10])
 if prior then
   out[1] = prior[1]
-  if #prior > 1 then
+  out[2] = prior[2]
+  if #prior > 2 then
     local ids = {}
-    for i = 2, #prior do ids[#ids + 1] = prior[i] end
+    for i = 3, #prior do ids[#ids + 1] = prior[i] end
     for from = 1, #ids, 1000 do
       local to = math.min(from + 999, #ids)
       local recs = redis.call('HMGET', KEYS[3], unpack(ids, from, to))
@@ -47,6 +55,31 @@ if prior then
 end
 if not redis.call('ZSCORE', KEYS[8], ARGV[2]) then
   redis.call('ZADD', KEYS[8], out[1] + tonumber(ARGV[3]), ARGV[2])
+end
+local control = redis.call('HMGET', KEYS[11], 'paused', 'rate')
+if control[1] then
+  out[2] = -1
+  return out
+end
+local permits, window = tonumber(ARGV[6]), tonumber(ARGV[7])
+if control[2] then
+  local slash = string.find(control[2], '/', 1, true)
+  permits, window = tonumber(string.sub(control[2], 1, slash - 1)), tonumber(string.sub(control[2], slash + 1))
+end
+-- ms until the oldest start in the log leaves the window
+local function next_permit()
+  local oldest = redis.call('ZRANGE', KEYS[12], 0, 0, 'WITHSCORES')
+  if #oldest == 0 then return 1 end
+  return math.max(1, tonumber(oldest[2]) + window - out[1])
+end
+if permits > 0 then
+  redis.call('ZREMRANGEBYSCORE', KEYS[12], '-inf', out[1] - window)
+  local allowed = permits - redis.call('ZCARD', KEYS[12])
+  if allowed <= 0 then
+    out[2] = next_permit()
+    return out
+  end
+  wanted = math.min(wanted, allowed)
 end
 local taken, popped = 0, 0
 local seen, fields, ids = {}, {}, {}
@@ -88,8 +121,20 @@ end
 if #ids > 0 then
   call_in_chunks('HSET', KEYS[3], fields)
   call_in_chunks('RPUSH', KEYS[2], ids)
+  if permits > 0 then
+    local seq = redis.call('HINCRBY', KEYS[11], 'rate-seq', #ids)
+    local starts = {}
+    for i = 1, #ids do
+      starts[#starts + 1] = out[1]
+      starts[#starts + 1] = (seq - #ids + i)
+    end
+    for i = 1, #starts, 1000 do redis.call('ZADD', KEYS[12], unpack(starts, i, math.min(i + 999, #starts))) end
+    redis.call('PEXPIRE', KEYS[12], window * 2)
+    -- the limit is reached: say when the next job may start, so the consumer waits instead of asking
+    if redis.call('ZCARD', KEYS[12]) >= permits then out[2] = next_permit() end
+  end
 end
-local memo = { out[1] }
+local memo = { out[1], out[2] }
 for _, id in ipairs(ids) do memo[#memo + 1] = id end
 remember(KEYS[10], memo)
 return out

@@ -1,9 +1,10 @@
 -- queue-stats: every count of one queue in one call, for the endpoint, health and gauges (read-only).
 -- KEYS[1] delayed (zset)   KEYS[2] ready (list)   KEYS[3] dead (zset)   KEYS[4] stats (hash)
--- KEYS[5] instances (zset) KEYS[6] workers (hash) KEYS[7] jobs (hash)
+-- KEYS[5] instances (zset) KEYS[6] workers (hash) KEYS[7] jobs (hash)   KEYS[8] control (hash, see pause.lua)
 -- ARGV[1] prefix of the active lists (active:<instance> keys share the queue's hash slot)
 -- Returns { {now, delayed, ready, running, dead, next due or -1, due time of the oldest waiting
--- job or -1}, {stat name, value, ...}, {instance, lease deadline, workers, held jobs, ...} }.
+-- job or -1}, {stat name, value, ...}, {instance, lease deadline, workers, held jobs, ...},
+-- {paused at or false, runtime rate limit or false} }.
 -- Cost: O(I) for I consumer instances; independent of the backlog.
 local now = now_ms()
 local next_due = head_score(KEYS[1]) or -1
@@ -29,4 +30,5 @@ end
 return { { now, redis.call('ZCARD', KEYS[1]), redis.call('LLEN', KEYS[2]), running, redis.call('ZCARD', KEYS[3]),
            next_due, oldest },
          redis.call('HGETALL', KEYS[4]),
-         instances }
+         instances,
+         redis.call('HMGET', KEYS[8], 'paused', 'rate') }

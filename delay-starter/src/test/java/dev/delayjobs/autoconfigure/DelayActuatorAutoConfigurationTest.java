@@ -52,7 +52,7 @@ class DelayActuatorAutoConfigurationTest {
     @Test
     void userEndpointReplacesOurs() {
         runner.withPropertyValues("management.endpoints.web.exposure.include=delayqueues")
-                .withBean("myEndpoint", DelayQueuesEndpoint.class, () -> new DelayQueuesEndpoint(null, null))
+                .withBean("myEndpoint", DelayQueuesEndpoint.class, () -> new DelayQueuesEndpoint(null, null, null))
                 .run(context -> assertThat(context).getBean(DelayQueuesEndpoint.class)
                         .isSameAs(context.getBean("myEndpoint")));
     }

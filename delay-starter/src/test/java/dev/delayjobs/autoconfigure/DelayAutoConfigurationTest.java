@@ -393,8 +393,9 @@ class DelayAutoConfigurationTest {
     static class UserRegistry {
 
         @Bean
-        ListenerContainerRegistry userRegistry(RedisJobStore store, QueueWatchdog watchdog, PayloadCodec codec) {
-            return new ListenerContainerRegistry(store, watchdog, codec, Duration.ofSeconds(3), DelayQueueObserver.NONE,
+        ListenerContainerRegistry userRegistry(RedisJobStore store, dev.delayjobs.redis.QueueControls controls,
+                QueueWatchdog watchdog, PayloadCodec codec) {
+            return new ListenerContainerRegistry(store, controls, watchdog, codec, Duration.ofSeconds(3), DelayQueueObserver.NONE,
                     dev.delayjobs.listener.WorkerThreads.PLATFORM, dev.delayjobs.core.JobTracing.NONE);
         }
     }

@@ -94,7 +94,7 @@ class TlsTest {
     void publishClaimAckAndTheWakeWorkOverTls() {
         RedisJobStore store = new RedisJobStore(redisson, "tls");
         long[] woken = { 0 };
-        try (RedisJobStore.WakeSubscription wake = store.subscribeWake("q", due -> woken[0] = due)) {
+        try (ChannelSubscription wake = store.subscribeWake("q", due -> woken[0] = due)) {
             store.publish("q", List.of(new NewJob("later", true, 60_000, false, "1"), new NewJob("now", true, 0, false, "2")));
             assertThat(store.find("q", "later").orElseThrow().state()).isEqualTo(JobState.DELAYED);
             StoredJob job = store.claim("q", "i1", 1, Duration.ofSeconds(10), store.releaseAllBut("q", "i1", List.of()).fence())

@@ -1,0 +1,75 @@
+package dev.delayjobs;
+
+import java.time.Duration;
+import java.util.Objects;
+
+import org.springframework.boot.convert.DurationStyle;
+
+import dev.delayjobs.core.DurationText;
+
+/**
+ * At most {@code permits} jobs of a queue start in any window of {@code window}, counted across
+ * every instance that consumes the queue. Written {@code permits/window}: {@code 100/1s},
+ * {@code 5/500ms}, {@code 6000/1m}.
+ *
+ * @param permits jobs that may start in one window, 1 to {@value #MAX_PERMITS}
+ * @param window the sliding window, 10 ms to 1 hour
+ */
+public record RateLimit(int permits, Duration window) {
+
+    /** Most permits per window: the limit keeps one entry per job started in the window. */
+    public static final int MAX_PERMITS = 100_000;
+
+    private static final Duration SHORTEST = Duration.ofMillis(10);
+    private static final Duration LONGEST = Duration.ofHours(1);
+
+    public RateLimit {
+        Objects.requireNonNull(window, "window");
+        if (permits < 1 || permits > MAX_PERMITS) {
+            throw new IllegalArgumentException("rate limit permits must be between 1 and " + MAX_PERMITS + ", was " + permits);
+        }
+        if (window.compareTo(SHORTEST) < 0 || window.compareTo(LONGEST) > 0) {
+            throw new IllegalArgumentException("rate limit window must be between 10ms and 1h, was " + DurationText.of(window));
+        }
+        if (window.toNanos() % 1_000_000 != 0) {
+            throw new IllegalArgumentException("rate limit window must be whole milliseconds, was " + DurationText.of(window));
+        }
+    }
+
+    /**
+     * Reads {@code permits/window}, the window in Spring Boot's duration format ({@code 1s},
+     * {@code 500ms}, {@code 1m}, {@code PT1S}).
+     *
+     * @throws IllegalArgumentException naming what is wrong with {@code text}
+     */
+    public static RateLimit parse(String text) {
+        String what = "rate limit '" + text + "' must be <permits>/<window>, for example 100/1s";
+        if (text == null) {
+            throw new IllegalArgumentException(what);
+        }
+        int slash = text.indexOf('/');
+        if (slash < 1 || slash == text.length() - 1) {
+            throw new IllegalArgumentException(what);
+        }
+        int permits;
+        Duration window;
+        try {
+            permits = Integer.parseInt(text.substring(0, slash).trim());
+            window = DurationStyle.detectAndParse(text.substring(slash + 1).trim());
+        }
+        catch (IllegalArgumentException ex) {
+            throw new IllegalArgumentException(what, ex);
+        }
+        return new RateLimit(permits, window);
+    }
+
+    /** The rate in jobs per second. */
+    public double perSecond() {
+        return permits * 1000.0 / window.toMillis();
+    }
+
+    @Override
+    public String toString() {
+        return permits + "/" + DurationText.of(window);
+    }
+}

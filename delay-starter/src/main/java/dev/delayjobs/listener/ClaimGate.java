@@ -1,0 +1,97 @@
+package dev.delayjobs.listener;
+
+import java.time.Duration;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import dev.delayjobs.redis.ChannelSubscription;
+import dev.delayjobs.redis.Claim;
+import dev.delayjobs.redis.QueueControls;
+
+/**
+ * Holds the claimer of one queue back while the queue is paused or its rate limit lets no job
+ * start, so that it neither spins on claims that take nothing nor sleeps past a resume: a message
+ * on the queue's control channel ends the wait at once, and a paused queue is asked again every
+ * second in case the message was lost (a reconnect).
+ */
+final class ClaimGate implements AutoCloseable {
+
+    private static final Log logger = LogFactory.getLog(ClaimGate.class);
+    private static final long RECHECK_MILLIS = 1000;
+
+    private final String queue;
+    private final QueueControls controls;
+    private final Object changed = new Object();
+    private long changes;
+    private boolean pausedSeen;
+    private ChannelSubscription subscription;
+
+    ClaimGate(String queue, QueueControls controls) {
+        this.queue = queue;
+        this.controls = controls;
+    }
+
+    /** Listens for control changes; with {@code pauseFirst}, pauses a queue never paused nor resumed. */
+    void open(boolean pauseFirst) {
+        if (pauseFirst && controls.pause(queue, true)) {
+            logger.info("Queue '" + queue + "' paused on startup (delay.queues." + queue + ".paused-on-startup): "
+                    + "no instance consumes it until it is resumed");
+        }
+        try {
+            subscription = controls.subscribe(queue, this::signal);
+        }
+        catch (RuntimeException ex) {
+            // the once-a-second check still ends a pause; only its promptness is lost
+            logger.warn("Queue '" + queue + "': could not listen for pause and resume; checking every second: "
+                    + ex.getMessage());
+        }
+    }
+
+    /** Whether {@code claim} says to wait before the next one: the queue is paused, or rate limited. */
+    boolean holdsBack(Claim claim) {
+        if (claim.paused() != pausedSeen) {
+            pausedSeen = claim.paused();
+            logger.info(pausedSeen ? "Queue '" + queue + "' is paused: not claiming until it is resumed"
+                    : "Queue '" + queue + "' is no longer paused: claiming again");
+        }
+        return claim.paused() || claim.rateLimitedForMillis() > 0;
+    }
+
+    /**
+     * Waits until the control of the queue changes, or until the rate limit lets the next job start,
+     * at most a second. Returns early, with the interrupt flag set, when the thread is interrupted.
+     */
+    void await(Claim claim) {
+        long wait = claim.paused() ? RECHECK_MILLIS : Math.min(RECHECK_MILLIS, claim.rateLimitedForMillis());
+        long deadline = System.nanoTime() + Duration.ofMillis(wait).toNanos();
+        synchronized (changed) {
+            long seen = changes;
+            long left;
+            while (changes == seen && (left = deadline - System.nanoTime()) > 0) {
+                try {
+                    changed.wait(Math.max(1, left / 1_000_000));
+                }
+                catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+    }
+
+    private void signal() {
+        synchronized (changed) {
+            changes++;
+            changed.notifyAll();
+        }
+    }
+
+    @Override
+    public void close() {
+        if (subscription != null) {
+            subscription.close();
+            subscription = null;
+        }
+    }
+}
