@@ -1,12 +1,20 @@
 package dev.delayjobs.actuate;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
+
 import org.jspecify.annotations.Nullable;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExtension;
 
-/** Over HTTP, a write to an unknown queue answers 404 (a bare endpoint would answer 204). */
+/**
+ * Over HTTP, a write to an unknown queue answers 404 (a bare endpoint would answer 204), and a
+ * write with a wrong argument answers 400 with what was wrong in {@code detail} (actuator's own
+ * 400 leaves it out of the body).
+ */
 @EndpointWebExtension(endpoint = DelayQueuesEndpoint.class)
 public class DelayQueuesWebEndpointExtension {
 
@@ -17,9 +25,19 @@ public class DelayQueuesWebEndpointExtension {
     }
 
     @WriteOperation
-    public WebEndpointResponse<DelayQueuesEndpoint.ActionResult> act(@Selector String queue, @Selector String action,
-            @Nullable String id, @Nullable Boolean all, @Nullable String limit) {
-        DelayQueuesEndpoint.ActionResult result = endpoint.act(queue, action, id, all, limit);
+    public WebEndpointResponse<Object> act(@Selector String queue, @Selector String action, @Nullable String id,
+            @Nullable Boolean all, @Nullable String limit) {
+        DelayQueuesEndpoint.ActionResult result;
+        try {
+            result = endpoint.act(queue, action, id, all, limit);
+        }
+        catch (InvalidEndpointRequestException ex) {
+            Map<String, Object> problem = new LinkedHashMap<>();
+            problem.put("title", "Bad Request");
+            problem.put("status", WebEndpointResponse.STATUS_BAD_REQUEST);
+            problem.put("detail", ex.getMessage());
+            return new WebEndpointResponse<>(problem, WebEndpointResponse.STATUS_BAD_REQUEST);
+        }
         return result == null ? new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND) : new WebEndpointResponse<>(result);
     }
 }

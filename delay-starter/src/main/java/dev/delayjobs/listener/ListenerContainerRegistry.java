@@ -127,12 +127,14 @@ public final class ListenerContainerRegistry implements SmartLifecycle {
         return PHASE;
     }
 
-    /** "concurrency 4, max attempts 5, backoff 1s x2.0 up to 5m, handler timeout none". */
+    /** "concurrency 4, max attempts 5, backoff 1s x2.0 up to 5m, handler timeout none[, rate limit 50/1s][, paused on startup]". */
     static String describe(QueueSettings settings) {
         QueueSettings.ExponentialBackoff backoff = settings.backoff();
         return "concurrency " + settings.concurrency() + ", max attempts " + settings.maxAttempts() + ", backoff "
                 + DurationText.of(backoff.initial()) + " x" + backoff.multiplier() + " up to " + DurationText.of(backoff.max())
-                + ", handler timeout " + DurationText.of(settings.handlerTimeout());
+                + ", handler timeout " + DurationText.of(settings.handlerTimeout())
+                + (settings.rateLimit() == null ? "" : ", rate limit " + settings.rateLimit())
+                + (settings.pausedOnStartup() ? ", paused on startup" : "");
     }
 
     private record Registered(HandlerEndpoint endpoint, ListenerContainer container) {
