@@ -8,12 +8,6 @@ import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
-import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.boot.actuate.endpoint.EndpointId;
-import org.springframework.boot.actuate.endpoint.OperationType;
-import org.springframework.boot.actuate.endpoint.web.ExposableWebEndpoint;
-import org.springframework.boot.actuate.endpoint.web.PathMappedEndpoint;
-import org.springframework.boot.actuate.endpoint.web.PathMappedEndpoints;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 import tools.jackson.databind.json.JsonMapper;
@@ -30,13 +24,12 @@ public final class DelayQueuesWriteRequestFilter extends OncePerRequestFilter {
             + "for one job, {\"all\": true} to requeue-dead or delete-dead every dead job of the queue, {} to pause or "
             + "resume, {\"limit\": \"50/1s\"} (or \"none\") for rate-limit";
 
-    private static final EndpointId ENDPOINT = EndpointId.of("delayqueues");
     private static final JsonMapper JSON = new JsonMapper();
 
-    private final ObjectProvider<PathMappedEndpoints> endpoints;
+    private final DelayQueuesEndpointLocation endpoint;
 
-    public DelayQueuesWriteRequestFilter(ObjectProvider<PathMappedEndpoints> endpoints) {
-        this.endpoints = endpoints;
+    public DelayQueuesWriteRequestFilter(DelayQueuesEndpointLocation endpoint) {
+        this.endpoint = endpoint;
     }
 
     @Override
@@ -44,7 +37,7 @@ public final class DelayQueuesWriteRequestFilter extends OncePerRequestFilter {
         if (!"POST".equals(request.getMethod())) {
             return true;
         }
-        String root = rootPath();
+        String root = endpoint.path();
         String path = request.getRequestURI().substring(request.getContextPath().length());
         return root == null || !path.startsWith(root + "/");
     }
@@ -52,7 +45,7 @@ public final class DelayQueuesWriteRequestFilter extends OncePerRequestFilter {
     @Override
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
-        if (!writesAllowed()) {
+        if (!endpoint.writesAllowed()) {
             response.setHeader("Allow", "GET");
             problem(request, response, HttpServletResponse.SC_METHOD_NOT_ALLOWED, "Method Not Allowed",
                     "Writes to the delayqueues endpoint are not allowed: its access is read-only, the default. Set "
@@ -66,18 +59,6 @@ public final class DelayQueuesWriteRequestFilter extends OncePerRequestFilter {
             return;
         }
         chain.doFilter(request, response);
-    }
-
-    private String rootPath() {
-        PathMappedEndpoints mapped = endpoints.getIfAvailable();
-        return mapped == null ? null : mapped.getPath(ENDPOINT);
-    }
-
-    private boolean writesAllowed() {
-        PathMappedEndpoints mapped = endpoints.getIfAvailable();
-        PathMappedEndpoint endpoint = mapped == null ? null : mapped.getEndpoint(ENDPOINT);
-        return endpoint instanceof ExposableWebEndpoint web
-                && web.getOperations().stream().anyMatch(operation -> operation.getType() == OperationType.WRITE);
     }
 
     private static void problem(HttpServletRequest request, HttpServletResponse response, int status, String title,

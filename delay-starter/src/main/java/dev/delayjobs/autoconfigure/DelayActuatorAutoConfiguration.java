@@ -21,6 +21,7 @@ import org.springframework.web.filter.OncePerRequestFilter;
 
 import dev.delayjobs.DelayQueueControl;
 import dev.delayjobs.actuate.DelayQueuesEndpoint;
+import dev.delayjobs.actuate.DelayQueuesEndpointLocation;
 import dev.delayjobs.actuate.DelayQueuesHealthIndicator;
 import dev.delayjobs.actuate.DelayQueuesWebEndpointExtension;
 import dev.delayjobs.actuate.DelayQueuesWriteRequestFilter;
@@ -61,8 +62,14 @@ public final class DelayActuatorAutoConfiguration {
 
             @Bean
             @ConditionalOnMissingBean
-            DelayQueuesWriteRequestFilter delayQueuesWriteRequestFilter(ObjectProvider<PathMappedEndpoints> endpoints) {
-                return new DelayQueuesWriteRequestFilter(endpoints);
+            DelayQueuesEndpointLocation delayQueuesEndpointLocation(ObjectProvider<PathMappedEndpoints> endpoints) {
+                return new DelayQueuesEndpointLocation(endpoints);
+            }
+
+            @Bean
+            @ConditionalOnMissingBean
+            DelayQueuesWriteRequestFilter delayQueuesWriteRequestFilter(DelayQueuesEndpointLocation endpoint) {
+                return new DelayQueuesWriteRequestFilter(endpoint);
             }
         }
     }

@@ -97,6 +97,11 @@ public class DelayProperties {
     private final Metrics metrics = new Metrics();
 
     /**
+     * The web dashboard of the queues.
+     */
+    private final Dashboard dashboard = new Dashboard();
+
+    /**
      * Per-queue settings, keyed by queue name; each overrides the delay.consumer defaults for its
      * queue.
      */
@@ -209,6 +214,54 @@ public class DelayProperties {
 
     public Observation getObservation() {
         return observation;
+    }
+
+    public Dashboard getDashboard() {
+        return dashboard;
+    }
+
+    public static class Dashboard {
+
+        /**
+         * Whether the application serves the dashboard (Spring MVC applications with the
+         * delayqueues endpoint exposed over HTTP). It reads and writes through that endpoint, so
+         * the endpoint's access and the application's security apply to it.
+         */
+        private boolean enabled;
+
+        /**
+         * Path of the dashboard page, below the servlet context path.
+         */
+        private String path = "/delay-jobs";
+
+        /**
+         * How often the page reads the endpoint again.
+         */
+        private Duration refreshInterval = Duration.ofSeconds(2);
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public String getPath() {
+            return path;
+        }
+
+        public void setPath(String path) {
+            this.path = path;
+        }
+
+        public Duration getRefreshInterval() {
+            return refreshInterval;
+        }
+
+        public void setRefreshInterval(Duration refreshInterval) {
+            this.refreshInterval = refreshInterval;
+        }
     }
 
     public static class Observation {

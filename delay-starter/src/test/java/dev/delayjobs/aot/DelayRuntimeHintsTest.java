@@ -49,11 +49,15 @@ class DelayRuntimeHintsTest {
     private static final SpringFactoriesLoader AOT_FACTORIES = SpringFactoriesLoader.forResourceLocation("META-INF/spring/aot.factories");
 
     @Test
-    void theLuaScriptsAreResources() {
+    void theLuaScriptsAndTheDashboardAreResources() {
         RuntimeHints hints = new RuntimeHints();
         AOT_FACTORIES.load(RuntimeHintsRegistrar.class).forEach(registrar -> registrar.registerHints(hints, getClass().getClassLoader()));
-        for (String script : new String[] { "_record.lua", "publish.lua", "claim.lua", "ack.lua", "fast-forward.lua" }) {
+        for (String script : new String[] { "_record.lua", "publish.lua", "claim.lua", "ack.lua", "fast-forward.lua",
+                "pause.lua", "resume.lua", "rate-limit.lua", "control-state.lua" }) {
             assertThat(RuntimeHintsPredicates.resource().forResource("dev/delayjobs/redis/" + script)).accepts(hints);
+        }
+        for (String file : new String[] { "index.html", "dashboard.js", "dashboard.css" }) {
+            assertThat(RuntimeHintsPredicates.resource().forResource("dev/delayjobs/dashboard/" + file)).accepts(hints);
         }
     }
 

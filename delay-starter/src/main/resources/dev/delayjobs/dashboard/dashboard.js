@@ -1,0 +1,251 @@
+// The delay queues dashboard: reads /actuator/delayqueues every few seconds and acts through its
+// write operations. Plain script, no dependencies; every value from the server is set as text.
+(function () {
+  'use strict';
+
+  const body = document.body;
+  const endpoint = body.dataset.endpoint;
+  const writable = body.dataset.writable === 'true';
+  const refreshMillis = Math.max(500, Number(body.dataset.refreshMillis) || 2000);
+  const HISTORY_MILLIS = 10 * 60 * 1000;
+  const HISTORY_KEY = 'delay-dashboard-history:' + endpoint;
+
+  let selected = new URLSearchParams(location.search).get('queue');
+  let history = loadHistory();
+  let previous = null; // the last sample, for rates
+
+  function loadHistory() {
+    try {
+      const saved = JSON.parse(sessionStorage.getItem(HISTORY_KEY) || '[]');
+      return Array.isArray(saved) ? saved : [];
+    } catch (e) {
+      return [];
+    }
+  }
+
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    Object.entries(attrs || {}).forEach(([k, v]) => {
+      if (k === 'class') node.className = v;
+      else if (k.startsWith('data-')) node.setAttribute(k, v);
+      else node[k] = v;
+    });
+    children.forEach(c => node.append(c instanceof Node ? c : document.createTextNode(String(c))));
+    return node;
+  }
+
+  function duration(ms) {
+    if (ms < 1000) return ms + ' ms';
+    if (ms < 60000) return (ms / 1000).toFixed(1) + ' s';
+    if (ms < 3600000) return (ms / 60000).toFixed(1) + ' min';
+    return (ms / 3600000).toFixed(1) + ' h';
+  }
+
+  function show(id, text, kind) {
+    const node = document.getElementById(id);
+    node.textContent = text;
+    node.hidden = !text;
+    if (kind) node.dataset.kind = kind;
+  }
+
+  async function read(path) {
+    const response = await fetch(endpoint + path, { headers: { Accept: 'application/json' }, credentials: 'same-origin' });
+    if (!response.ok) throw new Error('GET ' + endpoint + path + ' answered ' + response.status);
+    return response.json();
+  }
+
+  async function act(queue, action, payload) {
+    const response = await fetch(endpoint + '/' + encodeURIComponent(queue) + '/' + action, {
+      method: 'POST', credentials: 'same-origin',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+      body: JSON.stringify(payload || {})
+    });
+    let answer = null;
+    try { answer = await response.json(); } catch (e) { /* no body */ }
+    if (!response.ok) {
+      const detail = answer && (answer.detail || answer.message || answer.error);
+      throw new Error(action + ' on ' + queue + ' failed (' + response.status + ')' + (detail ? ': ' + detail : ''));
+    }
+    return answer;
+  }
+
+  async function run(queue, action, payload, done) {
+    try {
+      const answer = await act(queue, action, payload);
+      show('message', done(answer), 'ok');
+    } catch (e) {
+      show('message', e.message, 'error');
+    }
+    refresh();
+  }
+
+  function button(label, action, onClick) {
+    const b = el('button', { type: 'button', 'data-action': action }, label);
+    b.disabled = !writable;
+    b.addEventListener('click', onClick);
+    return b;
+  }
+
+  function record(queues) {
+    const now = Date.now();
+    const sample = { t: now, q: {} };
+    Object.entries(queues).forEach(([name, v]) => {
+      const completed = v.totals.completed || 0;
+      let rate = null;
+      if (previous && previous.q[name] && now > previous.t) {
+        rate = Math.max(0, (completed - previous.q[name].completed) * 1000 / (now - previous.t));
+      }
+      sample.q[name] = { completed: completed, rate: rate, overdue: v.oldestOverdueMillis };
+    });
+    previous = sample;
+    history.push(sample);
+    history = history.filter(s => now - s.t <= HISTORY_MILLIS);
+    try { sessionStorage.setItem(HISTORY_KEY, JSON.stringify(history)); } catch (e) { /* full: keep it in memory */ }
+    return sample;
+  }
+
+  function renderQueues(queues, sample) {
+    const tbody = document.querySelector('#queues tbody');
+    const names = Object.keys(queues);
+    document.getElementById('empty').hidden = names.length > 0;
+    tbody.replaceChildren(...names.map(name => {
+      const v = queues[name];
+      const rate = sample.q[name].rate;
+      const workers = v.consumers.reduce((sum, c) => sum + c.workers, 0);
+      const state = v.paused ? 'paused' : (v.consumers.length ? 'consuming' : 'no consumer');
+      const link = el('a', { href: '?queue=' + encodeURIComponent(name) }, name);
+      link.addEventListener('click', e => { e.preventDefault(); select(name); });
+      const row = el('tr', { 'data-queue': name, class: name === selected ? 'selected' : '' },
+        el('td', {}, link),
+        el('td', { 'data-field': 'state' }, el('span', { class: 'badge ' + state.replace(' ', '-') }, state)),
+        el('td', { class: 'num', 'data-field': 'delayed' }, v.delayed),
+        el('td', { class: 'num', 'data-field': 'ready' }, v.ready),
+        el('td', { class: 'num', 'data-field': 'running' }, v.running),
+        el('td', { class: 'num', 'data-field': 'dead' }, v.dead),
+        el('td', { class: 'num', 'data-field': 'consumers', title: workers + ' workers' }, v.consumers.length),
+        el('td', { class: 'num', 'data-field': 'overdue' }, duration(v.oldestOverdueMillis)),
+        el('td', { class: 'num', 'data-field': 'rate' }, rate === null ? '–' : rate.toFixed(1)),
+        el('td', { 'data-field': 'rate-limit' }, v.rateLimit ? v.rateLimit + (v.rateLimitSetAtRuntime ? ' (runtime)' : '') : 'none'),
+        el('td', {}, v.paused
+          ? button('Resume', 'resume', () => run(name, 'resume', {}, () => name + ' resumed'))
+          : button('Pause', 'pause', () => run(name, 'pause', {}, () => name + ' paused'))));
+      return row;
+    }));
+  }
+
+  function chart(svgId, points, max) {
+    const svg = document.getElementById(svgId);
+    const now = Date.now();
+    // the time the samples cover, at least a minute, at most the history kept
+    const span = Math.min(HISTORY_MILLIS, Math.max(60000, points.length ? now - points[0].t : 0));
+    const top = max > 0 ? max : 1;
+    const coords = points.map(p => ((300 * (1 - (now - p.t) / span)).toFixed(1) + ',' + (78 - 74 * p.v / top).toFixed(1)));
+    const line = document.createElementNS('http://www.w3.org/2000/svg', 'polyline');
+    line.setAttribute('points', coords.join(' '));
+    line.setAttribute('class', 'line');
+    const axis = document.createElementNS('http://www.w3.org/2000/svg', 'line');
+    Object.entries({ x1: 0, y1: 78, x2: 300, y2: 78, class: 'axis' }).forEach(([k, v]) => axis.setAttribute(k, v));
+    svg.replaceChildren(axis, line);
+  }
+
+  function renderCharts(name) {
+    const rates = history.filter(s => s.q[name] && s.q[name].rate !== null).map(s => ({ t: s.t, v: s.q[name].rate }));
+    const overdue = history.filter(s => s.q[name]).map(s => ({ t: s.t, v: s.q[name].overdue }));
+    const maxRate = Math.max(0, ...rates.map(p => p.v));
+    const maxOverdue = Math.max(0, ...overdue.map(p => p.v));
+    chart('chart-rate', rates, maxRate);
+    chart('chart-overdue', overdue, maxOverdue);
+    document.querySelector('[data-chart-max="rate"]').textContent = 'peak ' + maxRate.toFixed(1) + '/s';
+    document.querySelector('[data-chart-max="overdue"]').textContent = 'peak ' + duration(maxOverdue);
+    const first = history.length ? history[0].t : Date.now();
+    document.getElementById('chart-span').textContent = 'Last ' + duration(Date.now() - first)
+      + ' as this browser saw it (up to 10 min), one point every ' + duration(refreshMillis) + '.';
+  }
+
+  async function renderDetail(queues) {
+    const section = document.getElementById('detail');
+    if (!selected || !queues[selected]) {
+      section.hidden = true;
+      return;
+    }
+    const name = selected;
+    section.hidden = false;
+    document.getElementById('detail-name').textContent = name;
+    renderCharts(name);
+    const report = await read('/' + encodeURIComponent(name) + '?size=50');
+    document.getElementById('dead-total').textContent = '(' + report.dead.total + ')';
+    document.querySelector('#dead tbody').replaceChildren(...report.dead.jobs.map(job => el('tr', { 'data-job': job.id },
+      el('td', { class: 'id' }, job.id),
+      el('td', { class: 'num' }, job.attempts),
+      el('td', {}, new Date(job.diedAt).toLocaleString()),
+      el('td', { class: 'error' }, job.lastError || ''),
+      el('td', {},
+        button('Requeue', 'requeue-dead', () => run(name, 'requeue-dead', { id: job.id }, () => job.id + ' requeued')),
+        button('Delete', 'delete-dead', () => run(name, 'delete-dead', { id: job.id }, () => job.id + ' deleted'))))));
+  }
+
+  function select(name) {
+    selected = name;
+    history.length && renderCharts(name);
+    const url = new URL(location.href);
+    url.searchParams.set('queue', name);
+    window.history.replaceState(null, '', url);
+    refresh();
+  }
+
+  let inFlight = false;
+  async function refresh() {
+    if (inFlight) return;
+    inFlight = true;
+    try {
+      const report = await read('');
+      const sample = record(report.queues);
+      renderQueues(report.queues, sample);
+      await renderDetail(report.queues);
+      document.getElementById('refreshed').textContent = 'updated ' + new Date().toLocaleTimeString();
+      document.getElementById('refreshed').dataset.kind = 'ok';
+    } catch (e) {
+      document.getElementById('refreshed').textContent = e.message;
+      document.getElementById('refreshed').dataset.kind = 'error';
+    } finally {
+      inFlight = false;
+    }
+  }
+
+  function wireForms() {
+    document.querySelectorAll('[data-write]').forEach(b => { b.disabled = !writable; });
+    document.getElementById('rate-form').addEventListener('submit', e => {
+      e.preventDefault();
+      const limit = document.getElementById('rate-input').value.trim();
+      run(selected, 'rate-limit', { limit: limit }, () => selected + ': rate limit ' + limit);
+    });
+    document.getElementById('rate-clear').addEventListener('click', () =>
+      run(selected, 'rate-limit', { limit: 'none' }, () => selected + ': runtime rate limit cleared'));
+    document.getElementById('cancel-form').addEventListener('submit', e => {
+      e.preventDefault();
+      const id = document.getElementById('cancel-input').value.trim();
+      run(selected, 'cancel', { id: id }, a => a.affected ? id + ' cancelled' : id + ' was not waiting (running, done, dead or unknown)');
+    });
+    document.getElementById('requeue-all').addEventListener('click', () =>
+      run(selected, 'requeue-dead', { all: true }, a => a.affected + ' dead jobs requeued'));
+    document.getElementById('delete-all').addEventListener('click', () => {
+      if (window.confirm('Delete every dead job of ' + selected + '?')) {
+        run(selected, 'delete-dead', { all: true }, a => a.affected + ' dead jobs deleted');
+      }
+    });
+  }
+
+  if (!endpoint) {
+    show('notice', 'The delayqueues endpoint is not exposed over HTTP, and the dashboard reads everything through it: '
+      + 'add delayqueues to management.endpoints.web.exposure.include.', 'error');
+    document.getElementById('refreshed').textContent = '';
+    return;
+  }
+  if (!writable) {
+    show('notice', 'Read-only: the delayqueues endpoint takes no writes, so pausing, rate limits, requeueing, deleting and '
+      + 'cancelling are off. Set management.endpoint.delayqueues.access=unrestricted (and secure the endpoint) to allow them.');
+  }
+  wireForms();
+  refresh();
+  setInterval(refresh, refreshMillis);
+})();
