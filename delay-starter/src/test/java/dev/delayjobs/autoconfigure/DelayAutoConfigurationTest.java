@@ -287,6 +287,13 @@ class DelayAutoConfigurationTest {
     }
 
     @Test
+    void unreadableRateLimitFailsStartupNamingThePropertyAndTheForm() {
+        assertInvalidProperty("delay.queues.sms.rate-limit", "delay.queues.sms.rate-limit=50 per second");
+        runner.withPropertyValues("delay.queues.sms.rate-limit=0/1s").run(context -> assertThat(context.getStartupFailure())
+                .rootCause().hasMessageContaining("rate limit permits must be between 1 and 100000, was 0"));
+    }
+
+    @Test
     void zeroQueueConcurrencyFailsStartup() {
         assertInvalidProperty("delay.queues.q.concurrency", "delay.queues.q.concurrency=0");
     }
