@@ -2,10 +2,9 @@ package dev.delayjobs.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
 import java.util.List;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.redisson.api.RScript;
@@ -14,6 +13,7 @@ import org.redisson.api.RScript.ReturnType;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
 
+import dev.delayjobs.RateLimit;
 import dev.delayjobs.test.TestRedis;
 
 /**
@@ -22,20 +22,10 @@ import dev.delayjobs.test.TestRedis;
  */
 class ResentScriptTest {
 
-    static RedissonClient redisson;
+    static final RedissonClient redisson = TestRedis.sharedClient();
     RScript script;
     QueueKeys k;
     RedisJobStore store;
-
-    @BeforeAll
-    static void connect() {
-        redisson = TestRedis.newClient();
-    }
-
-    @AfterAll
-    static void disconnect() {
-        redisson.shutdown();
-    }
 
     @BeforeEach
     void newPrefix() {
@@ -62,15 +52,18 @@ class ResentScriptTest {
         store.publish("q", List.of(new NewJob("a", true, 0, false, "1"), new NewJob("b", true, 0, false, "2"),
                 new NewJob("c", true, 0, false, "3")));
         List<Object> keys = k.of(k.ready(), k.active("i1"), k.jobs(), k.delayed(), k.dead(), k.errors(), k.stats(),
-                k.instances(), k.claimFences(), k.request("c-1"));
-        Object[] args = { "2", "i1", "10000", "1", "100000" };
+                k.instances(), k.claimFences(), k.request("c-1"), k.control(), k.rateLog());
+        // under a rate limit of 3 a minute, which the copy must not spend twice
+        Object[] args = { "2", "i1", "10000", "1", "100000", "3", "60000" };
         List<Object> first = LuaScript.load("claim").run(script, Mode.READ_WRITE, ReturnType.LIST, keys, args);
         List<Object> copy = LuaScript.load("claim").run(script, Mode.READ_WRITE, ReturnType.LIST, keys, args);
 
-        assertThat(first.subList(1, first.size())).hasSize(4);
+        assertThat(first.subList(2, first.size())).as("two ids and records").hasSize(4);
         assertThat(copy).isEqualTo(first);
         assertThat(redisson.getList(k.active("i1"), StringCodec.INSTANCE).size()).as("two held, not four").isEqualTo(2);
         assertThat(store.stats("q").ready()).isEqualTo(1);
+        assertThat(store.claim("q", "i2", 5, Duration.ofSeconds(10), 1, RateLimit.parse("3/1m")).jobs())
+                .as("the third permit is left").hasSize(1);
     }
 
     @Test
