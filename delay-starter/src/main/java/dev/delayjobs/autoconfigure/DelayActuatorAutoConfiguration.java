@@ -62,15 +62,22 @@ public final class DelayActuatorAutoConfiguration {
 
             @Bean
             @ConditionalOnMissingBean
-            DelayQueuesEndpointLocation delayQueuesEndpointLocation(ObjectProvider<PathMappedEndpoints> endpoints) {
-                return new DelayQueuesEndpointLocation(endpoints);
-            }
-
-            @Bean
-            @ConditionalOnMissingBean
             DelayQueuesWriteRequestFilter delayQueuesWriteRequestFilter(DelayQueuesEndpointLocation endpoint) {
                 return new DelayQueuesWriteRequestFilter(endpoint);
             }
+        }
+    }
+
+    /** Where the endpoint is mapped, or that it is not: for the write filter and the dashboard. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+    @ConditionalOnClass(PathMappedEndpoints.class)
+    static final class EndpointLocationConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean
+        DelayQueuesEndpointLocation delayQueuesEndpointLocation(ObjectProvider<PathMappedEndpoints> endpoints) {
+            return new DelayQueuesEndpointLocation(endpoints);
         }
     }
 

@@ -1,6 +1,5 @@
 package dev.delayjobs.autoconfigure;
 
-import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.endpoint.web.PathMappedEndpoints;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -21,7 +20,8 @@ import dev.delayjobs.redis.RedisJobStore;
 
 /**
  * The dashboard page, when {@code delay.dashboard.enabled=true} in a Spring MVC application with
- * actuator. Enabled without actuator, startup fails and says what to add.
+ * actuator; it finds the endpoint through the {@link DelayQueuesEndpointLocation} of
+ * {@link DelayActuatorAutoConfiguration}. Enabled without actuator, startup fails and says what to add.
  */
 @AutoConfiguration(after = DelayActuatorAutoConfiguration.class)
 @ConditionalOnBean(RedisJobStore.class)
@@ -32,12 +32,6 @@ public final class DelayDashboardAutoConfiguration {
     @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
     @ConditionalOnClass({ RouterFunction.class, PathMappedEndpoints.class })
     static final class DashboardConfiguration {
-
-        @Bean
-        @ConditionalOnMissingBean
-        DelayQueuesEndpointLocation delayQueuesEndpointLocation(ObjectProvider<PathMappedEndpoints> endpoints) {
-            return new DelayQueuesEndpointLocation(endpoints);
-        }
 
         @Bean
         @ConditionalOnMissingBean

@@ -6,8 +6,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
@@ -24,17 +22,7 @@ import dev.delayjobs.test.TestRedis;
  */
 class HealthCacheAndRegistryTest {
 
-    static RedissonClient redisson;
-
-    @BeforeAll
-    static void connect() {
-        redisson = TestRedis.newClient();
-    }
-
-    @AfterAll
-    static void disconnect() {
-        redisson.shutdown();
-    }
+    static final RedissonClient redisson = TestRedis.sharedClient();
 
     @Test
     void oneCheckAnswersForTheCacheTtlAndZeroReadsEveryTime() {

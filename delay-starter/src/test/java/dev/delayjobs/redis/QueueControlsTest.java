@@ -9,8 +9,6 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.redisson.api.RedissonClient;
@@ -24,19 +22,9 @@ class QueueControlsTest {
 
     private static final Duration LEASE = Duration.ofSeconds(30);
 
-    static RedissonClient redisson;
+    static final RedissonClient redisson = TestRedis.sharedClient();
     RedisJobStore store;
     QueueControls controls;
-
-    @BeforeAll
-    static void connect() {
-        redisson = TestRedis.newClient();
-    }
-
-    @AfterAll
-    static void disconnect() {
-        redisson.shutdown();
-    }
 
     @BeforeEach
     void newPrefix() {

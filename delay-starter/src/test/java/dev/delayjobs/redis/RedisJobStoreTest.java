@@ -9,8 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.redisson.api.RedissonClient;
@@ -23,19 +21,9 @@ import dev.delayjobs.test.TestRedis;
 /** The data model under states no public call produces: records written by hand, stale ids, big batches. */
 class RedisJobStoreTest {
 
-    static RedissonClient redisson;
+    static final RedissonClient redisson = TestRedis.sharedClient();
     RedisJobStore store;
     QueueKeys keys;
-
-    @BeforeAll
-    static void connect() {
-        redisson = TestRedis.newClient();
-    }
-
-    @AfterAll
-    static void disconnect() {
-        redisson.shutdown();
-    }
 
     @BeforeEach
     void newPrefix() {

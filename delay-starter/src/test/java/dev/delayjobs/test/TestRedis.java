@@ -17,6 +17,7 @@ import org.testcontainers.containers.GenericContainer;
 public final class TestRedis {
 
     private static final String HOST_PORT = startOnce();
+    private static RedissonClient shared;
 
     private TestRedis() {
     }
@@ -39,7 +40,19 @@ public final class TestRedis {
         return "t" + UUID.randomUUID().toString().substring(0, 8);
     }
 
-    /** A plain Redisson client on the shared Redis, for tests that look at or tamper with the data. */
+    /**
+     * One plain Redisson client on the shared Redis for every test of this JVM that looks at or
+     * tampers with the data; shut down when the JVM exits.
+     */
+    public static synchronized RedissonClient sharedClient() {
+        if (shared == null) {
+            shared = newClient();
+            Runtime.getRuntime().addShutdownHook(new Thread(shared::shutdown));
+        }
+        return shared;
+    }
+
+    /** A plain Redisson client on the shared Redis of the test's own (it shuts it down). */
     public static RedissonClient newClient() {
         Config config = new Config();
         config.useSingleServer().setAddress("redis://" + HOST_PORT);
