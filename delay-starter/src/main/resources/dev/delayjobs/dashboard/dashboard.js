@@ -104,33 +104,53 @@
     return sample;
   }
 
+  // Rows are kept and updated in place, keyed by queue or job id: a refresh never replaces the
+  // element a user is about to click.
+  function keepRows(tbody, attribute, keys, create) {
+    const existing = new Map([...tbody.children].map(row => [row.getAttribute(attribute), row]));
+    const rows = keys.map(key => existing.get(key) || create(key));
+    existing.forEach((row, key) => { if (!keys.includes(key)) row.remove(); });
+    rows.forEach(row => tbody.append(row)); // appending a row already there moves it into order
+    return rows;
+  }
+
+  function queueRow(name) {
+    const link = el('a', { href: '?queue=' + encodeURIComponent(name) }, name);
+    link.addEventListener('click', e => { e.preventDefault(); select(name); });
+    const toggle = button('Pause', 'pause', () => {
+      const action = toggle.dataset.action;
+      run(name, action, {}, () => name + (action === 'pause' ? ' paused' : ' resumed'));
+    });
+    const cells = ['state', 'delayed', 'ready', 'running', 'dead', 'consumers', 'overdue', 'rate', 'rate-limit']
+      .map(field => el('td', { 'data-field': field, class: field === 'state' || field === 'rate-limit' ? '' : 'num' }));
+    return el('tr', { 'data-queue': name }, el('td', {}, link), ...cells, el('td', {}, toggle));
+  }
+
   function renderQueues(queues, sample) {
     const tbody = document.querySelector('#queues tbody');
     const names = Object.keys(queues);
     document.getElementById('empty').hidden = names.length > 0;
-    tbody.replaceChildren(...names.map(name => {
+    keepRows(tbody, 'data-queue', names, queueRow).forEach(row => {
+      const name = row.getAttribute('data-queue');
       const v = queues[name];
       const rate = sample.q[name].rate;
       const workers = v.consumers.reduce((sum, c) => sum + c.workers, 0);
       const state = v.paused ? 'paused' : (v.consumers.length ? 'consuming' : 'no consumer');
-      const link = el('a', { href: '?queue=' + encodeURIComponent(name) }, name);
-      link.addEventListener('click', e => { e.preventDefault(); select(name); });
-      const row = el('tr', { 'data-queue': name, class: name === selected ? 'selected' : '' },
-        el('td', {}, link),
-        el('td', { 'data-field': 'state' }, el('span', { class: 'badge ' + state.replace(' ', '-') }, state)),
-        el('td', { class: 'num', 'data-field': 'delayed' }, v.delayed),
-        el('td', { class: 'num', 'data-field': 'ready' }, v.ready),
-        el('td', { class: 'num', 'data-field': 'running' }, v.running),
-        el('td', { class: 'num', 'data-field': 'dead' }, v.dead),
-        el('td', { class: 'num', 'data-field': 'consumers', title: workers + ' workers' }, v.consumers.length),
-        el('td', { class: 'num', 'data-field': 'overdue' }, duration(v.oldestOverdueMillis)),
-        el('td', { class: 'num', 'data-field': 'rate' }, rate === null ? '–' : rate.toFixed(1)),
-        el('td', { 'data-field': 'rate-limit' }, v.rateLimit ? v.rateLimit + (v.rateLimitSetAtRuntime ? ' (runtime)' : '') : 'none'),
-        el('td', {}, v.paused
-          ? button('Resume', 'resume', () => run(name, 'resume', {}, () => name + ' resumed'))
-          : button('Pause', 'pause', () => run(name, 'pause', {}, () => name + ' paused'))));
-      return row;
-    }));
+      const text = {
+        delayed: v.delayed, ready: v.ready, running: v.running, dead: v.dead, consumers: v.consumers.length,
+        overdue: duration(v.oldestOverdueMillis), rate: rate === null ? '–' : rate.toFixed(1),
+        'rate-limit': v.rateLimit ? v.rateLimit + (v.rateLimitSetAtRuntime ? ' (runtime)' : '') : 'none'
+      };
+      Object.entries(text).forEach(([field, value]) => {
+        row.querySelector('[data-field="' + field + '"]').textContent = String(value);
+      });
+      row.querySelector('[data-field="consumers"]').title = workers + ' workers';
+      row.querySelector('[data-field="state"]').replaceChildren(el('span', { class: 'badge ' + state.replace(' ', '-') }, state));
+      row.className = name === selected ? 'selected' : '';
+      const toggle = row.querySelector('button');
+      toggle.dataset.action = v.paused ? 'resume' : 'pause';
+      toggle.textContent = v.paused ? 'Resume' : 'Pause';
+    });
   }
 
   function chart(svgId, points, max) {
@@ -174,14 +194,26 @@
     renderCharts(name);
     const report = await read('/' + encodeURIComponent(name) + '?size=50');
     document.getElementById('dead-total').textContent = '(' + report.dead.total + ')';
-    document.querySelector('#dead tbody').replaceChildren(...report.dead.jobs.map(job => el('tr', { 'data-job': job.id },
-      el('td', { class: 'id' }, job.id),
-      el('td', { class: 'num' }, job.attempts),
-      el('td', {}, new Date(job.diedAt).toLocaleString()),
-      el('td', { class: 'error' }, job.lastError || ''),
+    const jobs = new Map(report.dead.jobs.map(job => [job.id, job]));
+    const deadRows = document.querySelector('#dead tbody');
+    if (deadRows.dataset.queue !== name) {
+      deadRows.replaceChildren(); // another queue's jobs, and buttons bound to it
+      deadRows.dataset.queue = name;
+    }
+    keepRows(deadRows, 'data-job', [...jobs.keys()], id => el('tr', { 'data-job': id },
+      el('td', { class: 'id' }, id),
+      el('td', { class: 'num', 'data-field': 'attempts' }),
+      el('td', { 'data-field': 'died' }),
+      el('td', { class: 'error', 'data-field': 'error' }),
       el('td', {},
-        button('Requeue', 'requeue-dead', () => run(name, 'requeue-dead', { id: job.id }, () => job.id + ' requeued')),
-        button('Delete', 'delete-dead', () => run(name, 'delete-dead', { id: job.id }, () => job.id + ' deleted'))))));
+        button('Requeue', 'requeue-dead', () => run(name, 'requeue-dead', { id: id }, () => id + ' requeued')),
+        button('Delete', 'delete-dead', () => run(name, 'delete-dead', { id: id }, () => id + ' deleted')))))
+      .forEach(row => {
+        const job = jobs.get(row.getAttribute('data-job'));
+        row.querySelector('[data-field="attempts"]').textContent = String(job.attempts);
+        row.querySelector('[data-field="died"]').textContent = new Date(job.diedAt).toLocaleString();
+        row.querySelector('[data-field="error"]').textContent = job.lastError || '';
+      });
   }
 
   function select(name) {
