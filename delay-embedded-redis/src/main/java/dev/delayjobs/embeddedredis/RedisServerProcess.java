@@ -50,8 +50,10 @@ public final class RedisServerProcess implements AutoCloseable {
     private final Path dir;
     private final boolean temporaryDir;
     private final List<String> extraArgs;
+    private final String config;
     private final boolean ownSession;
     private Process process;
+    private volatile boolean paused;
 
     private RedisServerProcess(Builder builder, File executable, int port, Path dir, boolean temporaryDir) {
         this.executable = executable;
@@ -59,6 +61,7 @@ public final class RedisServerProcess implements AutoCloseable {
         this.dir = dir;
         this.temporaryDir = temporaryDir;
         this.extraArgs = List.copyOf(builder.args);
+        this.config = builder.config;
         this.ownSession = builder.ownSession;
     }
 
@@ -113,11 +116,18 @@ public final class RedisServerProcess implements AutoCloseable {
     /** Freezes the server (SIGSTOP): connections stay open, nothing is answered until {@link #resume()}. */
     public void pause() {
         signal("STOP");
+        paused = true;
     }
 
     /** Lets a paused server run again (SIGCONT). */
     public void resume() {
         signal("CONT");
+        paused = false;
+    }
+
+    /** Whether the process runs and is not paused: it answers. */
+    public synchronized boolean isRunning() {
+        return process != null && process.isAlive() && !paused;
     }
 
     /** Kills the server at once (SIGKILL): no final save. {@link #restart()} starts it again. */
@@ -165,7 +175,16 @@ public final class RedisServerProcess implements AutoCloseable {
             // application shuts down against a live Redis. setsid(1) execs in place: the Process is redis-server.
             findOnPath("setsid").ifPresent(setsid -> command.add(setsid.getAbsolutePath()));
         }
-        command.addAll(List.of(executable.getAbsolutePath(), "--port", Integer.toString(port), "--bind", HOST,
+        command.add(executable.getAbsolutePath());
+        if (config != null) {
+            // a sentinel rewrites its file: written once, kept across restarts
+            Path file = dir.resolve("redis.conf");
+            if (!Files.exists(file)) {
+                Files.writeString(file, config, StandardCharsets.UTF_8);
+            }
+            command.add(file.toString());
+        }
+        command.addAll(List.of("--port", Integer.toString(port), "--bind", HOST,
                 "--dir", dir.toString(), "--save", "", "--appendonly", "no", "--daemonize", "no"));
         command.addAll(extraArgs);
         process = new ProcessBuilder(command).redirectErrorStream(true)
@@ -309,6 +328,7 @@ public final class RedisServerProcess implements AutoCloseable {
         private int port;
         private Path parentDir;
         private final List<String> args = new ArrayList<>();
+        private String config;
         private boolean ownSession;
 
         private Builder() {
@@ -338,6 +358,15 @@ public final class RedisServerProcess implements AutoCloseable {
         /** Extra {@code redis-server} arguments, e.g. {@code "--appendonly", "yes"}. */
         public Builder args(String... args) {
             this.args.addAll(List.of(args));
+            return this;
+        }
+
+        /**
+         * A configuration file with these lines, written into the data directory and passed first
+         * (a sentinel needs one it can rewrite); {@code port} and {@code bind} come from here anyway.
+         */
+        public Builder config(String lines) {
+            this.config = lines;
             return this;
         }
 

@@ -4,7 +4,9 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -19,6 +21,11 @@ import dev.delayjobs.redis.RedisJobStore;
  * The watchdog timer of this instance: one {@link TransferTimer} per consumed queue, a periodic
  * sweep (transfer whatever is due, re-subscribe where the wake subscription was lost, recover the
  * jobs of instances whose lease expired, trim the dead set) and the instance heartbeat.
+ *
+ * <p>Queues do not wait for each other: each has a lane for its transfers and sweeps and one for
+ * its heartbeats ({@link QueueLane}), on threads shared by all queues, and the one scheduler thread
+ * only hands tasks to lanes. A call stuck on one queue's Redis shard (a dead or hung master in a
+ * cluster) delays that queue only; Redisson's timeouts bound it.
  *
  * <p>Starts before the listener containers and stops after them.
  */
@@ -36,9 +43,10 @@ public final class QueueWatchdog implements SmartLifecycle {
     private final Map<String, Watched> watched = new ConcurrentHashMap<>();
     private final AtomicInteger sweeps = new AtomicInteger();
 
+    /** Fires the timers, sweeps and heartbeats; runs no Redis call itself. */
     private volatile ScheduledThreadPoolExecutor scheduler;
-    /** Its own thread, so that slow transfers or sweeps never delay a lease renewal. */
-    private ScheduledThreadPoolExecutor heartbeats;
+    /** Runs the lanes' tasks: as many threads as lanes are busy at once. */
+    private ThreadPoolExecutor threads;
     private ScheduledFuture<?> sweep;
     private ScheduledFuture<?> heartbeat;
 
@@ -66,12 +74,15 @@ public final class QueueWatchdog implements SmartLifecycle {
         }
         store.registerQueue(queue);
         store.heartbeat(queue, instanceId, settings.heartbeatLease(), workers);
-        TransferTimer timer = new TransferTimer(queue, store, scheduler, settings.transferBatchSize());
-        Watched previous = watched.put(queue, new Watched(timer, maxAttempts, workers));
+        QueueLane lane = new QueueLane("queue '" + queue + "'", threads);
+        TransferTimer timer = new TransferTimer(queue, store, scheduler, lane, settings.transferBatchSize());
+        Watched entry = new Watched(queue, timer, lane, new QueueLane("the heartbeat of queue '" + queue + "'", threads),
+                maxAttempts, workers);
+        Watched previous = watched.put(queue, entry);
         if (previous != null) {
             previous.timer.stop();
         }
-        scheduler.execute(timer::sweep);
+        lane.execute(entry.sweepTask);
     }
 
     /** Stops watching a queue; its jobs stay in Redis for the other instances. */
@@ -90,13 +101,14 @@ public final class QueueWatchdog implements SmartLifecycle {
         if (scheduler != null) {
             return;
         }
-        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(2, new NamedThreads("delay-watchdog-"));
+        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, new NamedThreads("delay-watchdog-timer-"));
         executor.setRemoveOnCancelPolicy(true);
+        threads = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS, new SynchronousQueue<>(),
+                new NamedThreads("delay-watchdog-"));
         long sweepMs = settings.sweepInterval().toMillis();
         long heartbeatMs = settings.heartbeatInterval().toMillis();
         sweep = executor.scheduleWithFixedDelay(this::sweepAll, sweepMs, sweepMs, TimeUnit.MILLISECONDS);
-        heartbeats = new ScheduledThreadPoolExecutor(1, new NamedThreads("delay-heartbeat-"));
-        heartbeat = heartbeats.scheduleAtFixedRate(this::heartbeatAll, heartbeatMs, heartbeatMs, TimeUnit.MILLISECONDS);
+        heartbeat = executor.scheduleAtFixedRate(this::heartbeatAll, heartbeatMs, heartbeatMs, TimeUnit.MILLISECONDS);
         scheduler = executor;
     }
 
@@ -110,11 +122,11 @@ public final class QueueWatchdog implements SmartLifecycle {
         watched.clear();
         sweep.cancel(false);
         heartbeat.cancel(false);
-        heartbeats.shutdownNow();
         executor.shutdownNow();
+        threads.shutdownNow();
         try {
             executor.awaitTermination(5, TimeUnit.SECONDS);
-            heartbeats.awaitTermination(5, TimeUnit.SECONDS);
+            threads.awaitTermination(5, TimeUnit.SECONDS);
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
@@ -132,25 +144,35 @@ public final class QueueWatchdog implements SmartLifecycle {
         return PHASE;
     }
 
+    /** Hands each queue's sweep to its lane; a lane still busy with the last one gets no second. */
     void sweepAll() {
         boolean trim = sweeps.getAndIncrement() % 60 == 0;
-        watched.forEach((queue, w) -> {
-            try {
-                w.timer.sweep();
-                Recovery recovery = store.recoverExpired(queue, w.maxAttempts);
-                if (recovery.instances() > 0) {
-                    logger.warn("Queue '" + queue + "': " + recovery.instances() + " consumer instance(s) stopped "
-                            + "heartbeating; " + recovery.requeued() + " job(s) sent back to ready, " + recovery.buried()
-                            + " buried after their last attempt");
-                }
-                if (trim) {
-                    trimDead(queue);
-                }
+        watched.values().forEach(w -> {
+            if (trim) {
+                w.trimDue = true;
             }
-            catch (RuntimeException ex) {
-                logger.warn("Sweep of queue '" + queue + "' failed; the next sweep tries again: " + ex.getMessage());
-            }
+            w.lane.execute(w.sweepTask);
         });
+    }
+
+    private void sweep(Watched w) {
+        String queue = w.queue;
+        try {
+            w.timer.sweep();
+            Recovery recovery = store.recoverExpired(queue, w.maxAttempts);
+            if (recovery.instances() > 0) {
+                logger.warn("Queue '" + queue + "': " + recovery.instances() + " consumer instance(s) stopped "
+                        + "heartbeating; " + recovery.requeued() + " job(s) sent back to ready, " + recovery.buried()
+                        + " buried after their last attempt");
+            }
+            if (w.trimDue) {
+                w.trimDue = false;
+                trimDead(queue);
+            }
+        }
+        catch (RuntimeException ex) {
+            logger.warn("Sweep of queue '" + queue + "' failed; the next sweep tries again: " + ex.getMessage());
+        }
     }
 
     /** Deletes expired dead jobs, at most ten batches per call so one sweep stays short. */
@@ -162,25 +184,48 @@ public final class QueueWatchdog implements SmartLifecycle {
         }
     }
 
+    /** Hands each queue's heartbeat to its own lane: a slow transfer or sweep never delays a lease renewal. */
     void heartbeatAll() {
-        watched.forEach((queue, w) -> {
-            // under the entry's lock, so that once unwatch() returns no heartbeat of the queue runs
-            // (one landing after the container released its jobs would leave a ghost consumer)
-            synchronized (w) {
-                if (watched.get(queue) != w) {
-                    return;
-                }
-                try {
-                    store.heartbeat(queue, instanceId, settings.heartbeatLease(), w.workers);
-                }
-                catch (RuntimeException ex) {
-                    logger.warn("Heartbeat on queue '" + queue + "' failed: " + ex.getMessage());
-                }
-            }
-        });
+        watched.values().forEach(w -> w.heartbeatLane.execute(w.heartbeatTask));
     }
 
-    private record Watched(TransferTimer timer, int maxAttempts, int workers) {
+    private void heartbeat(Watched w) {
+        // under the entry's lock, so that once unwatch() returns no heartbeat of the queue runs
+        // (one landing after the container released its jobs would leave a ghost consumer)
+        synchronized (w) {
+            if (watched.get(w.queue) != w) {
+                return;
+            }
+            try {
+                store.heartbeat(w.queue, instanceId, settings.heartbeatLease(), w.workers);
+            }
+            catch (RuntimeException ex) {
+                logger.warn("Heartbeat on queue '" + w.queue + "' failed: " + ex.getMessage());
+            }
+        }
+    }
+
+    /** A watched queue: its timer, its lanes, and the tasks it queues in them (one instance each, so never twice). */
+    private final class Watched {
+
+        final String queue;
+        final TransferTimer timer;
+        final QueueLane lane;
+        final QueueLane heartbeatLane;
+        final int maxAttempts;
+        final int workers;
+        final Runnable sweepTask = () -> sweep(this);
+        final Runnable heartbeatTask = () -> heartbeat(this);
+        volatile boolean trimDue = true;
+
+        Watched(String queue, TransferTimer timer, QueueLane lane, QueueLane heartbeatLane, int maxAttempts, int workers) {
+            this.queue = queue;
+            this.timer = timer;
+            this.lane = lane;
+            this.heartbeatLane = heartbeatLane;
+            this.maxAttempts = maxAttempts;
+            this.workers = workers;
+        }
     }
 
     static final class NamedThreads implements ThreadFactory {

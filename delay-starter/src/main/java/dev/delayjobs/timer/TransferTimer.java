@@ -27,6 +27,8 @@ final class TransferTimer {
     private final String queue;
     private final RedisJobStore store;
     private final ScheduledExecutorService scheduler;
+    private final QueueLane lane;
+    private final Runnable transferTask = this::transfer;
     private final int batchSize;
 
     /** Serializes transfer steps: each arms the timer from what its own step saw. */
@@ -42,10 +44,15 @@ final class TransferTimer {
     private volatile boolean stopped;
     private ChannelSubscription subscription;
 
-    TransferTimer(String queue, RedisJobStore store, ScheduledExecutorService scheduler, int batchSize) {
+    /**
+     * @param scheduler fires the timeouts (runs no Redis call)
+     * @param lane where the queue's transfers run, one at a time
+     */
+    TransferTimer(String queue, RedisJobStore store, ScheduledExecutorService scheduler, QueueLane lane, int batchSize) {
         this.queue = queue;
         this.store = store;
         this.scheduler = scheduler;
+        this.lane = lane;
         this.batchSize = batchSize;
     }
 
@@ -136,7 +143,7 @@ final class TransferTimer {
         // +1 ms: a timeout that fires a hair early finds nothing due and costs a second call
         long delay = Math.max(0, dueAt - (System.currentTimeMillis() + clockOffset) + 1);
         try {
-            armed = scheduler.schedule(this::transfer, delay, TimeUnit.MILLISECONDS);
+            armed = scheduler.schedule(() -> lane.execute(transferTask), delay, TimeUnit.MILLISECONDS);
             armedFor = dueAt;
         }
         catch (RejectedExecutionException ex) {

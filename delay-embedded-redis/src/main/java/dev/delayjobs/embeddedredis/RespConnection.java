@@ -1,0 +1,118 @@
+package dev.delayjobs.embeddedredis;
+
+import java.io.BufferedInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A bare RESP2 connection for setting servers up: the cluster and Sentinel fixtures send a few
+ * administrative commands (CLUSTER MEET, ADDSLOTS, SENTINEL ...) before any client library runs.
+ */
+final class RespConnection implements AutoCloseable {
+
+    private final Socket socket;
+    private final InputStream in;
+    private final OutputStream out;
+
+    RespConnection(String host, int port) {
+        try {
+            socket = new Socket();
+            socket.connect(new InetSocketAddress(host, port), 2000);
+            socket.setSoTimeout(10_000);
+            in = new BufferedInputStream(socket.getInputStream());
+            out = socket.getOutputStream();
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException("cannot connect to " + host + ":" + port, ex);
+        }
+    }
+
+    /** Runs one command; returns a String, Long, List or null, and throws on an error reply. */
+    Object call(List<String> command) {
+        try {
+            ByteArrayOutputStream request = new ByteArrayOutputStream();
+            request.write(("*" + command.size() + "\r\n").getBytes(StandardCharsets.UTF_8));
+            for (String part : command) {
+                byte[] bytes = part.getBytes(StandardCharsets.UTF_8);
+                request.write(("$" + bytes.length + "\r\n").getBytes(StandardCharsets.UTF_8));
+                request.write(bytes);
+                request.write("\r\n".getBytes(StandardCharsets.UTF_8));
+            }
+            out.write(request.toByteArray());
+            out.flush();
+            return read();
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException("redis command " + command.get(0) + " failed", ex);
+        }
+    }
+
+    Object call(String... command) {
+        return call(List.of(command));
+    }
+
+    private Object read() throws IOException {
+        int type = in.read();
+        String line = line();
+        switch (type) {
+            case '+':
+                return line;
+            case '-':
+                throw new IllegalStateException("redis answered: " + line);
+            case ':':
+                return Long.parseLong(line);
+            case '$': {
+                int length = Integer.parseInt(line);
+                if (length < 0) {
+                    return null;
+                }
+                byte[] bytes = in.readNBytes(length + 2);
+                return new String(bytes, 0, length, StandardCharsets.UTF_8);
+            }
+            case '*': {
+                int count = Integer.parseInt(line);
+                if (count < 0) {
+                    return null;
+                }
+                List<Object> items = new ArrayList<>(count);
+                for (int i = 0; i < count; i++) {
+                    items.add(read());
+                }
+                return items;
+            }
+            default:
+                throw new IOException("unexpected reply type '" + (char) type + "'");
+        }
+    }
+
+    private String line() throws IOException {
+        StringBuilder line = new StringBuilder();
+        int c;
+        while ((c = in.read()) != '\r') {
+            if (c < 0) {
+                throw new IOException("connection closed");
+            }
+            line.append((char) c);
+        }
+        in.read(); // '\n'
+        return line.toString();
+    }
+
+    @Override
+    public void close() {
+        try {
+            socket.close();
+        }
+        catch (IOException ex) {
+            // closing a setup connection
+        }
+    }
+}
