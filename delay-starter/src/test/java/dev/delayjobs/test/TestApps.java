@@ -40,13 +40,27 @@ public final class TestApps {
         return run(WebApplicationType.SERVLET, host, port, prefix, sources, props.toArray(String[]::new));
     }
 
+    /**
+     * Like {@link #run(String, List, String...)}, on the Redis that {@code redis} describes
+     * ({@code spring.data.redis.cluster.nodes=...}, {@code spring.data.redis.sentinel.*}).
+     */
+    public static ConfigurableApplicationContext runOn(List<String> redis, String prefix, List<Class<?>> sources,
+            String... properties) {
+        return run(WebApplicationType.NONE, redis, prefix, sources, properties);
+    }
+
     private static ConfigurableApplicationContext run(WebApplicationType type, String host, int port, String prefix,
+            List<Class<?>> sources, String... properties) {
+        return run(type, List.of("spring.data.redis.host=" + host, "spring.data.redis.port=" + port), prefix, sources,
+                properties);
+    }
+
+    private static ConfigurableApplicationContext run(WebApplicationType type, List<String> redis, String prefix,
             List<Class<?>> sources, String... properties) {
         List<Class<?>> all = new ArrayList<>(sources);
         all.add(0, TestApplication.class);
-        List<String> props = new ArrayList<>(List.of(
-                "spring.data.redis.host=" + host,
-                "spring.data.redis.port=" + port,
+        List<String> props = new ArrayList<>(redis);
+        props.addAll(List.of(
                 "delay.key-prefix=" + prefix,
                 "spring.main.banner-mode=off",
                 "logging.level.org.redisson=warn"));
