@@ -115,8 +115,10 @@ class TopologyTest {
         Handlers.hold = new CountDownLatch(1);
         try (ConfigurableApplicationContext app = TestApps.runOn(topology.springProperties(), TestRedis.uniquePrefix(),
                 List.of(Handlers.class))) {
-            assertThat(app.getBean(RedissonClient.class).getConfig().toYAML()).as("Redisson's default read mode")
-                    .contains("readMode: \"SLAVE\"");
+            RedissonClient redisson = app.getBean(RedissonClient.class);
+            assertThat(topology == Topology.CLUSTER ? redisson.getConfig().isClusterConfig()
+                    : redisson.getConfig().isSentinelConfig()).as("the client runs in " + topology + " mode").isTrue();
+            assertThat(redisson.getConfig().toYAML()).as("Redisson's default read mode").contains("readMode: \"SLAVE\"");
             DelayPublisher publisher = app.getBean(DelayPublisher.class);
             for (int i = 0; i < 100; i++) {
                 String id = publisher.publish("orders", i, Duration.ofHours(1));
