@@ -397,7 +397,8 @@ public final class RedisJobStore {
             return total;
         }
         // bounded by the size at the start: jobs that die again meanwhile wait for the next call
-        long rounds = call(action, queue, () -> redisson.getScoredSortedSet(k.dead(), StringCodec.INSTANCE).size()) / DEAD_BATCH + 1;
+        // counted on the master (queue-stats runs there): a replica's count may lag behind
+        long rounds = stats(queue).dead() / DEAD_BATCH + 1;
         for (long round = 0; round < rounds; round++) {
             Long done = call(action, queue, () -> lua.run(script, Mode.READ_WRITE, ReturnType.LONG, keyList,
                     Integer.toString(DEAD_BATCH)));
