@@ -12,6 +12,7 @@ import dev.delayjobs.RateLimit;
 import dev.delayjobs.core.DurationText;
 import dev.delayjobs.core.JobArguments;
 import dev.delayjobs.listener.QueueSettings;
+import dev.delayjobs.redis.ReplicaConfirmation;
 import dev.delayjobs.timer.WatchdogSettings;
 
 /**
@@ -31,6 +32,7 @@ final class ConfiguredSettings implements QueueSettings.Source {
                 backoff.getMultiplier(), backoff.getMax(), backoff.getJitter(), consumer.isAutoStartup(),
                 consumer.getHandlerTimeout(), null, false);
         properties.getQueues().keySet().forEach(this::forQueue);
+        checkConfirmations();
     }
 
     @Override
@@ -53,6 +55,34 @@ final class ConfiguredSettings implements QueueSettings.Source {
                 or(b.getJitter(), d.jitter()), or(o.getAutoStartup(), defaults.autoStartup()),
                 or(o.getHandlerTimeout(), defaults.handlerTimeout()), rateLimit(name, o.getRateLimit()),
                 o.isPausedOnStartup());
+    }
+
+    /** How many replicas must confirm a publish to {@code queue}, and for how long to wait. */
+    ReplicaConfirmation replicaConfirmation(String queue) {
+        DelayProperties.QueueOverrides o = properties.getQueues().get(queue);
+        Integer perQueue = o == null ? null : o.getConfirmReplicas();
+        int replicas = perQueue != null ? perQueue : properties.getPublisher().getConfirmReplicas();
+        return replicas == 0 ? ReplicaConfirmation.NONE
+                : new ReplicaConfirmation(replicas, properties.getPublisher().getConfirmTimeout());
+    }
+
+    /** Checks the confirm-replicas settings, each named as written. */
+    private void checkConfirmations() {
+        DelayProperties.Publisher publisher = properties.getPublisher();
+        if (publisher.getConfirmReplicas() < 0) {
+            throw new InvalidConfigurationPropertyValueException("delay.publisher.confirm-replicas",
+                    publisher.getConfirmReplicas(), "must be zero or positive");
+        }
+        if (publisher.getConfirmTimeout() == null || publisher.getConfirmTimeout().toMillis() < 1) {
+            throw new InvalidConfigurationPropertyValueException("delay.publisher.confirm-timeout",
+                    publisher.getConfirmTimeout(), "must be at least 1ms");
+        }
+        properties.getQueues().forEach((queue, o) -> {
+            if (o.getConfirmReplicas() != null && o.getConfirmReplicas() < 0) {
+                throw new InvalidConfigurationPropertyValueException("delay.queues." + queue + ".confirm-replicas",
+                        o.getConfirmReplicas(), "must be zero or positive");
+            }
+        });
     }
 
     WatchdogSettings watchdog() {

@@ -67,7 +67,7 @@ public final class DelayAutoConfiguration {
     RedisJobStore delayJobStore(RedissonClient redisson, ConfiguredSettings settings) {
         // the longest record a consumer reads: the payload limit, plus the record header and headers
         int longestRecord = (int) Math.min(Integer.MAX_VALUE, settings.maxPayloadBytes() + 8192);
-        RedisJobStore store = new RedisJobStore(redisson, settings.keyPrefix(), longestRecord);
+        RedisJobStore store = new RedisJobStore(redisson, settings.keyPrefix(), longestRecord, settings::replicaConfirmation);
         if (!store.keysPassUnchanged()) {
             throw new FailureAnalyzedException("The RedissonClient renames keys (a NameMapper is configured). The "
                     + "delay starter passes some key names to its Lua scripts as arguments, which a NameMapper does not "

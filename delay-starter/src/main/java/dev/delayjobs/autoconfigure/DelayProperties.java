@@ -293,6 +293,36 @@ public class DelayProperties {
          */
         private boolean afterCommit;
 
+        /**
+         * Replicas that must confirm each publish before it returns (WAIT after the publish
+         * script); a publish they do not confirm within confirm-timeout throws. 0 (the default)
+         * waits for none: Redis replicates asynchronously, so a failover can lose jobs the master
+         * had acknowledged. Per queue: delay.queues.<queue>.confirm-replicas.
+         */
+        private int confirmReplicas;
+
+        /**
+         * Longest wait for the replicas of confirm-replicas.
+         */
+        private Duration confirmTimeout = Duration.ofSeconds(1);
+
+        public int getConfirmReplicas() {
+            return confirmReplicas;
+        }
+
+        public void setConfirmReplicas(int confirmReplicas) {
+            this.confirmReplicas = confirmReplicas;
+        }
+
+        public Duration getConfirmTimeout() {
+            return confirmTimeout;
+        }
+
+        public void setConfirmTimeout(Duration confirmTimeout) {
+            this.confirmTimeout = confirmTimeout;
+        }
+
+
         public boolean isAfterCommit() {
             return afterCommit;
         }
@@ -543,6 +573,12 @@ public class DelayProperties {
         private boolean pausedOnStartup;
 
         /**
+         * Replicas that must confirm each publish to this queue before it returns; overrides
+         * delay.publisher.confirm-replicas.
+         */
+        private Integer confirmReplicas;
+
+        /**
          * Retry delays of this queue.
          */
         private final BackoffOverrides backoff = new BackoffOverrides();
@@ -585,6 +621,14 @@ public class DelayProperties {
 
         public void setRateLimit(String rateLimit) {
             this.rateLimit = rateLimit;
+        }
+
+        public Integer getConfirmReplicas() {
+            return confirmReplicas;
+        }
+
+        public void setConfirmReplicas(Integer confirmReplicas) {
+            this.confirmReplicas = confirmReplicas;
         }
 
         public boolean isPausedOnStartup() {

@@ -8,9 +8,18 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.function.Function;
 
+import org.redisson.api.BatchOptions;
+import org.redisson.api.BatchResult;
+import org.redisson.api.RBatch;
+import org.redisson.api.RFuture;
 import org.redisson.api.RScript;
+import org.redisson.api.RScriptAsync;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.RedisException;
 import org.redisson.client.RedisNoScriptException;
+import org.redisson.client.codec.StringCodec;
 
 /**
  * One state change of the data model: a Lua file from this package, prefixed with the shared
@@ -49,6 +58,40 @@ final class LuaScript {
             // SCRIPT LOAD would also go to every replica (and wait on a slow one)
             return script.eval(routingKey, mode, source, returnType, keys, args);
         }
+    }
+
+    /**
+     * Runs the script, then waits for {@code confirmation.replicas()} replicas to have it (one batch:
+     * the script and {@code WAIT} on one connection). Returns the reply and how many confirmed.
+     */
+    <R> Confirmed<R> runConfirmed(RedissonClient redisson, RScript.Mode mode, RScript.ReturnType returnType,
+            List<Object> keys, ReplicaConfirmation confirmation, Object... args) {
+        String routingKey = (String) keys.get(0);
+        try {
+            return confirmed(redisson, confirmation,
+                    script -> script.evalShaAsync(routingKey, mode, sha, returnType, keys, args));
+        }
+        catch (RedisException ex) {
+            // in a batch the NOSCRIPT reply may come wrapped
+            if (!(ex instanceof RedisNoScriptException) && !String.valueOf(ex.getMessage()).contains("NOSCRIPT")) {
+                throw ex;
+            }
+            return confirmed(redisson, confirmation,
+                    script -> script.evalAsync(routingKey, mode, source, returnType, keys, args));
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <R> Confirmed<R> confirmed(RedissonClient redisson, ReplicaConfirmation confirmation,
+            Function<RScriptAsync, RFuture<Object>> call) {
+        RBatch batch = redisson.createBatch(BatchOptions.defaults().sync(confirmation.replicas(), confirmation.timeout()));
+        call.apply(batch.getScript(StringCodec.INSTANCE));
+        BatchResult<?> result = batch.execute();
+        return new Confirmed<>((R) result.getResponses().get(0), result.getSyncedSlaves());
+    }
+
+    /** A reply, and how many replicas had it when it returned. */
+    record Confirmed<R>(R reply, int replicas) {
     }
 
     private static String read(String file) {

@@ -12,6 +12,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Function;
 import java.util.function.LongConsumer;
 import java.util.function.Supplier;
 
@@ -68,6 +69,7 @@ public final class RedisJobStore {
     private final RScript script;
     private final int longestRecord;
     private final Set<String> registered = ConcurrentHashMap.newKeySet();
+    private final Function<String, ReplicaConfirmation> confirmations;
 
     public RedisJobStore(RedissonClient redisson, String prefix) {
         this(redisson, prefix, Integer.MAX_VALUE);
@@ -78,6 +80,15 @@ public final class RedisJobStore {
      *     a longer one goes to the dead set unread
      */
     public RedisJobStore(RedissonClient redisson, String prefix, int longestRecord) {
+        this(redisson, prefix, longestRecord, queue -> ReplicaConfirmation.NONE);
+    }
+
+    /**
+     * @param confirmations per queue, how many replicas must confirm a publish before it returns
+     */
+    public RedisJobStore(RedissonClient redisson, String prefix, int longestRecord,
+            Function<String, ReplicaConfirmation> confirmations) {
+        this.confirmations = confirmations;
         this.redisson = redisson;
         this.prefix = prefix;
         this.script = redisson.getScript(StringCodec.INSTANCE);
@@ -129,9 +140,25 @@ public final class RedisJobStore {
             args.add(job.replaceExisting() ? "1" : "0");
             args.add(job.payload());
         }
-        List<Object> result = call("publish to", queue, () -> PUBLISH.run(script, Mode.READ_WRITE, ReturnType.LIST,
-                k.of(k.jobs(), k.delayed(), k.ready(), k.stats(), k.dead(), k.errors(), k.request(requestId())),
-                args.toArray()));
+        List<Object> keyList = k.of(k.jobs(), k.delayed(), k.ready(), k.stats(), k.dead(), k.errors(), k.request(requestId()));
+        ReplicaConfirmation confirmation = confirmations.apply(queue);
+        List<Object> result;
+        if (confirmation.replicas() == 0) {
+            result = call("publish to", queue, () -> PUBLISH.run(script, Mode.READ_WRITE, ReturnType.LIST, keyList,
+                    args.toArray()));
+        }
+        else {
+            LuaScript.Confirmed<List<Object>> confirmed = call("publish to", queue, () -> PUBLISH.runConfirmed(redisson,
+                    Mode.READ_WRITE, ReturnType.LIST, keyList, confirmation, args.toArray()));
+            if (confirmed.replicas() < confirmation.replicas()) {
+                throw new DelayQueueException("Queue '" + queue + "': " + jobs.size() + " job(s) written on the master, "
+                        + "but only " + confirmed.replicas() + " of " + confirmation.replicas() + " replica(s) confirmed them "
+                        + "within " + confirmation.timeout().toMillis() + " ms (delay.publisher.confirm-replicas); a "
+                        + "failover now could lose them. Publishing them again with the same business keys is safe (an "
+                        + "existing job is kept, not doubled); a job published without a key would be published twice");
+            }
+            result = confirmed.reply();
+        }
         List<PublishOutcome> outcomes = new ArrayList<>(result.size());
         for (Object status : result) {
             outcomes.add(switch (((Number) status).intValue()) {
