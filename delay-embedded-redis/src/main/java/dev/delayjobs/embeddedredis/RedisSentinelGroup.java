@@ -86,6 +86,23 @@ public final class RedisSentinelGroup implements AutoCloseable {
         throw new IllegalStateException("no sentinel answers");
     }
 
+    /**
+     * Forces a failover ({@code SENTINEL FAILOVER}): a replica becomes master, the old master its
+     * replica. Returns once the sentinels name the new master and the old one replicates from it.
+     */
+    public void failover() {
+        int before = currentMasterPort();
+        try (RespConnection c = new RespConnection(sentinels.get(0).host(), sentinels.get(0).port())) {
+            c.call("SENTINEL", "FAILOVER", MASTER_NAME);
+        }
+        RedisCluster.await("the sentinels to name a new master", () -> currentMasterPort() != before);
+        List<RedisServerProcess> nodes = new ArrayList<>(replicas);
+        nodes.add(master);
+        RedisServerProcess old = nodes.stream().filter(n -> n.port() == before).findFirst().orElseThrow();
+        RedisCluster.await("the old master " + old.address() + " to replicate from the new one",
+                () -> info(old, "INFO", "replication").contains("master_link_status:up"));
+    }
+
     private static String info(RedisServerProcess node, String... command) {
         try (RespConnection c = new RespConnection(node.host(), node.port())) {
             return String.valueOf(c.call(command));
