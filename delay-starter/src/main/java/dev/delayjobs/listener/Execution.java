@@ -1,0 +1,90 @@
+package dev.delayjobs.listener;
+
+import java.util.concurrent.ScheduledFuture;
+
+import dev.delayjobs.redis.StoredJob;
+
+/**
+ * One claimed job handed to a worker. Its outcome is recorded once: by the worker when the
+ * handler returns or throws, or by the handler timeout, whichever settles it first.
+ */
+final class Execution {
+
+    final StoredJob job;
+    private Thread handler;
+    private ScheduledFuture<?> timeout;
+    private boolean settled;
+    private boolean shutdownInterrupt;
+    private boolean permitKept;
+
+    Execution(StoredJob job) {
+        this.job = job;
+    }
+
+    synchronized void handlerStarted(Thread thread) {
+        handler = thread;
+    }
+
+    synchronized void timeout(ScheduledFuture<?> future) {
+        if (settled) {
+            future.cancel(false);
+        }
+        else {
+            timeout = future;
+        }
+    }
+
+    /** Called by the worker when the handler is done; false if the timeout settled the job first. */
+    synchronized boolean settle() {
+        if (settled) {
+            return false;
+        }
+        settled = true;
+        handler = null;
+        if (timeout != null) {
+            timeout.cancel(false);
+        }
+        return true;
+    }
+
+    /**
+     * Called when the timeout fires: settles the job and interrupts the handler, unless the
+     * worker settled it first. Under the same lock as {@link #settle()}, so the interrupt
+     * reaches the handler's thread before that thread can move on to another job.
+     */
+    synchronized boolean expire() {
+        if (settled) {
+            return false;
+        }
+        settled = true;
+        if (handler != null) {
+            handler.interrupt();
+            handler = null;
+        }
+        return true;
+    }
+
+    /**
+     * Interrupts the handler if it is still running (shutdown). The worker still records the
+     * outcome: an ack if the handler returns, nothing if it throws (the job is handed back).
+     */
+    synchronized void interruptHandler() {
+        if (!settled && handler != null) {
+            shutdownInterrupt = true;
+            handler.interrupt();
+        }
+    }
+
+    synchronized boolean interruptedByShutdown() {
+        return shutdownInterrupt;
+    }
+
+    synchronized void keepPermit() {
+        permitKept = true;
+    }
+
+    /** Whether the handler's thread, abandoned after a timeout, gives the worker's permit back when it returns. */
+    synchronized boolean permitKept() {
+        return permitKept;
+    }
+}

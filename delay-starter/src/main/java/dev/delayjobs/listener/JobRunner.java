@@ -1,0 +1,236 @@
+package dev.delayjobs.listener;
+
+import java.time.Duration;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import dev.delayjobs.core.DelayQueueObserver;
+import dev.delayjobs.core.DurationText;
+import dev.delayjobs.core.JobTracing;
+import dev.delayjobs.core.PayloadCodec;
+import dev.delayjobs.redis.StoredJob;
+
+/**
+ * Runs the claimed jobs of one queue on {@code concurrency} workers: reads the payload, calls the
+ * handler (under its timeout, if any), and hands the outcome to the acker or the
+ * {@link OutcomeRecorder}. One runner per start of the container.
+ *
+ * <p>A handler that runs past its timeout is interrupted and counted as a failed attempt at once,
+ * and its worker is freed: a thread that ignores the interrupt is abandoned (it no longer counts
+ * against the concurrency), and nothing it does later is recorded.
+ */
+final class JobRunner {
+
+    /** The container's log category, which applications already configure. */
+    private static final Log logger = LogFactory.getLog(ListenerContainer.class);
+
+    private final HandlerEndpoint endpoint;
+    private final PayloadCodec codec;
+    private final JobTracing tracing;
+    private final DelayQueueObserver observer;
+    private final OutcomeRecorder outcomes;
+    private final AckBatcher acks;
+    private final HeldJobs held;
+    /**
+     * Runs handlers. It grows past {@code concurrency} threads only by threads abandoned after a
+     * handler timeout: {@link #freeWorkers} bounds the jobs handled at once.
+     */
+    private final ThreadPoolExecutor workers;
+    /** Fires handler timeouts; null without a handler timeout. */
+    private final ScheduledThreadPoolExecutor timeouts;
+    private final Semaphore freeWorkers;
+    /** Handler threads still running after their timeout settled the job. */
+    private final AtomicInteger abandoned = new AtomicInteger();
+
+    JobRunner(HandlerEndpoint endpoint, PayloadCodec codec, JobTracing tracing, DelayQueueObserver observer,
+            OutcomeRecorder outcomes, AckBatcher acks, HeldJobs held, WorkerThreads workerThreads) {
+        this.endpoint = endpoint;
+        this.codec = codec;
+        this.tracing = tracing;
+        this.observer = observer;
+        this.outcomes = outcomes;
+        this.acks = acks;
+        this.held = held;
+        QueueSettings settings = endpoint.settings();
+        this.freeWorkers = new Semaphore(settings.concurrency());
+        // at most: the running handlers, as many abandoned after a timeout (see timedOut), and
+        // the short tasks that record those timeouts
+        this.workers = new ThreadPoolExecutor(settings.concurrency(), 3 * settings.concurrency(), 60, TimeUnit.SECONDS,
+                new SynchronousQueue<>(), workerThreads.forQueue(queue()));
+        if (settings.handlerTimeout() != null) {
+            timeouts = new ScheduledThreadPoolExecutor(1, task -> {
+                Thread thread = new Thread(task, "delay-" + queue() + "-timeout");
+                thread.setDaemon(true);
+                return thread;
+            });
+            timeouts.setRemoveOnCancelPolicy(true);
+        }
+        else {
+            timeouts = null;
+        }
+    }
+
+    /** Waits for a free worker, then takes every other free one too; returns how many. */
+    int awaitFreeWorkers() throws InterruptedException {
+        freeWorkers.acquire();
+        return 1 + freeWorkers.drainPermits();
+    }
+
+    /** Gives back workers taken by {@link #awaitFreeWorkers()} and not used. */
+    void giveBack(int count) {
+        freeWorkers.release(count);
+    }
+
+    /**
+     * Starts {@code job} on one of the workers taken. Returns false when the workers were shut down
+     * (stop() gave up waiting for the claimer): the job stays held, and stop() hands it back.
+     */
+    boolean start(StoredJob job, long claimServerNow, long claimedAt) {
+        Execution execution = new Execution(job);
+        held.add(execution);
+        try {
+            workers.execute(() -> handle(execution, claimServerNow, claimedAt));
+            return true;
+        }
+        catch (RejectedExecutionException stopped) {
+            return false;
+        }
+    }
+
+    void shutdown() {
+        if (timeouts != null) {
+            timeouts.shutdownNow();
+        }
+        workers.shutdownNow();
+    }
+
+    /**
+     * Runs one job. Lateness is measured on the Redis clock (the due time's clock): the server time
+     * of the claim plus the time the job then waited here.
+     */
+    private void handle(Execution execution, long claimServerNow, long claimedAt) {
+        StoredJob job = execution.job;
+        long started = System.nanoTime();
+        boolean ownsWorker = true;
+        boolean ackQueued = false;
+        try {
+            observer.started(queue(), Duration.ofMillis(Math.max(0, claimServerNow - job.dueAt()))
+                    .plusNanos(started - claimedAt));
+            Object payload;
+            try {
+                payload = codec.read(job.payload(), endpoint.payloadType());
+            }
+            catch (RuntimeException ex) {
+                // a JacksonException, or whatever a custom deserializer throws: reading again would fail again
+                String error = OutcomeRecorder.errorText("payload cannot be read as " + endpoint.payloadType().toCanonical()
+                        + ": " + PayloadCodec.whyUnreadable(ex));
+                logger.error("Queue '" + queue() + "': job '" + job.id() + "' moves to the dead set: " + error);
+                observer.finished(queue(), outcomes.bury(execution, error), Duration.ofNanos(System.nanoTime() - started));
+                return;
+            }
+            Duration timeout = endpoint.settings().handlerTimeout();
+            execution.handlerStarted(Thread.currentThread());
+            if (timeout != null) {
+                try {
+                    execution.timeout(timeouts.schedule(() -> timedOut(execution, started), timeout.toNanos(),
+                            TimeUnit.NANOSECONDS));
+                }
+                catch (RejectedExecutionException stopped) {
+                    // stop() is past waiting for handlers: it interrupts and hands back what is left
+                }
+            }
+            Throwable failure = null;
+            Object argument = payload;
+            try {
+                tracing.handle(queue(), job.id(), job.attempts(), job.headers(), () -> endpoint.invoke(job, argument));
+            }
+            catch (Throwable ex) {
+                failure = ex;
+            }
+            if (!execution.settle()) {
+                // the timeout won: it counted the attempt as failed and freed the worker, or kept
+                // the worker's permit for this thread to give back now (too many threads abandoned)
+                ownsWorker = false;
+                abandoned.decrementAndGet();
+                if (execution.permitKept()) {
+                    freeWorkers.release();
+                }
+                Thread.interrupted(); // its interrupt was meant for this call only
+                if (logger.isDebugEnabled()) {
+                    logger.debug("Queue '" + queue() + "': the handler of job '" + job.id() + "' returned after its "
+                            + "timeout; what it did is not recorded (the attempt already counts as failed)");
+                }
+                return;
+            }
+            if (failure != null) {
+                DelayQueueObserver.Outcome outcome = outcomes.failed(execution, failure);
+                if (outcome != null) {
+                    observer.finished(queue(), outcome, Duration.ofNanos(System.nanoTime() - started));
+                }
+                return;
+            }
+            // the job stays held until the acker recorded its ack; acks of several workers share a call
+            acks.add(job);
+            ackQueued = true;
+            observer.finished(queue(), DelayQueueObserver.Outcome.COMPLETED, Duration.ofNanos(System.nanoTime() - started));
+        }
+        finally {
+            if (ownsWorker) {
+                if (!ackQueued) {
+                    held.remove(execution);
+                }
+                freeWorkers.release();
+            }
+        }
+    }
+
+    /**
+     * The handler of {@code execution} ran past its timeout: interrupts it, and records the failed
+     * attempt on a fresh worker thread, since the handler's own thread may never come back.
+     */
+    private void timedOut(Execution execution, long started) {
+        if (!execution.expire()) {
+            return;
+        }
+        // one log line per timeout: the attempt's failure, logged where it is recorded
+        String error = "handler timed out after " + DurationText.of(endpoint.settings().handlerTimeout());
+        // The handler's thread may never come back. Up to concurrency such threads, the worker is
+        // freed at once; past that, this thread keeps its permit until it returns, so abandoned
+        // handlers cannot grow the pool without bound.
+        boolean freeNow = abandoned.incrementAndGet() <= endpoint.settings().concurrency();
+        if (!freeNow) {
+            execution.keepPermit();
+        }
+        Runnable record = () -> {
+            try {
+                DelayQueueObserver.Outcome outcome = outcomes.fail(execution, error, false);
+                observer.finished(queue(), outcome, Duration.ofNanos(System.nanoTime() - started));
+            }
+            finally {
+                held.remove(execution);
+                if (freeNow) {
+                    freeWorkers.release();
+                }
+            }
+        };
+        try {
+            workers.execute(record);
+        }
+        catch (RejectedExecutionException stopped) {
+            // stop() has already handed the job back
+            held.remove(execution);
+        }
+    }
+
+    private String queue() {
+        return endpoint.queue();
+    }
+}
