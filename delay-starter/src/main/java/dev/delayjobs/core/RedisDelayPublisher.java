@@ -18,7 +18,10 @@ import dev.delayjobs.redis.NewJob;
 import dev.delayjobs.redis.PublishOutcome;
 import dev.delayjobs.redis.RedisJobStore;
 
-/** The {@link DelayPublisher} of the starter: checks every argument, then stores the jobs in one script call. */
+/**
+ * The {@link DelayPublisher} of the starter: checks every argument, then stores the jobs in one
+ * script call, which concurrent publishes to the same queue share ({@link PublishCoalescer}).
+ */
 public final class RedisDelayPublisher implements DelayPublisher {
 
     private static final Log logger = LogFactory.getLog(RedisDelayPublisher.class);
@@ -27,6 +30,7 @@ public final class RedisDelayPublisher implements DelayPublisher {
     static final int BATCH_CHUNK = 500;
 
     private final RedisJobStore store;
+    private final PublishCoalescer coalescer;
     private final PayloadCodec codec;
     private final DelayQueueObserver observer;
     private final PublishDeferral deferral;
@@ -42,6 +46,7 @@ public final class RedisDelayPublisher implements DelayPublisher {
             PublishDeferral deferral, boolean afterCommitByDefault, JobTracing tracing) {
         this.tracing = tracing;
         this.store = store;
+        this.coalescer = new PublishCoalescer(store);
         this.codec = codec;
         this.observer = observer;
         this.deferral = deferral;
@@ -178,7 +183,7 @@ public final class RedisDelayPublisher implements DelayPublisher {
         List<Integer> positions = null;
         int created = 0;
         while (true) {
-            List<PublishOutcome> outcomes = store.publish(queue, attempt);
+            List<PublishOutcome> outcomes = coalescer.publish(queue, attempt);
             List<NewJob> clashed = new ArrayList<>();
             List<Integer> clashedAt = new ArrayList<>();
             for (int i = 0; i < outcomes.size(); i++) {

@@ -1,0 +1,91 @@
+package dev.delayjobs.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.junit.jupiter.api.Test;
+import org.redisson.api.RedissonClient;
+import org.redisson.api.redisnode.RedisNode;
+import org.redisson.api.redisnode.RedisNodes;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import dev.delayjobs.DelayPublisher;
+import dev.delayjobs.JobState;
+import dev.delayjobs.embeddedredis.RedisServerProcess;
+import dev.delayjobs.test.TestApps;
+import dev.delayjobs.test.TestRedis;
+
+/**
+ * Concurrent publishes to one queue share script calls, and each caller still gets its own job.
+ * Redis is frozen while ten callers line up, so the sharing is certain, not likely: the first
+ * call stores one job, the next all nine others.
+ */
+class PublishCoalescingTest {
+
+    @Test
+    void callersThatArriveDuringACallShareTheNextOne() throws InterruptedException {
+        try (RedisServerProcess redis = RedisServerProcess.start();
+                ConfigurableApplicationContext app = TestApps.run(redis.host(), redis.port(), TestRedis.uniquePrefix(),
+                        List.of())) {
+            DelayPublisher publisher = app.getBean(DelayPublisher.class);
+            publisher.publish("mails", "warm-up", Duration.ofHours(1)); // loads the script
+            RedissonClient redisson = app.getBean(RedissonClient.class);
+            long callsBefore = scriptCalls(redisson);
+
+            redis.pause();
+            Map<Integer, String> ids = new ConcurrentHashMap<>();
+            List<Thread> callers = new ArrayList<>();
+            try {
+                for (int i = 0; i < 10; i++) {
+                    int n = i;
+                    Thread caller = new Thread(() -> ids.put(n, publisher.publish("mails", "mail " + n, Duration.ofHours(1),
+                            "mail-" + n)));
+                    caller.start();
+                    callers.add(caller);
+                    if (i == 0) {
+                        // the first caller's call is in flight (Redis frozen): the others line up behind it
+                        await().atMost(Duration.ofSeconds(5)).until(() -> caller.getState() != Thread.State.RUNNABLE);
+                    }
+                }
+                await().atMost(Duration.ofSeconds(5)).until(() -> callers.stream()
+                        .allMatch(t -> t.getState() == Thread.State.WAITING || t.getState() == Thread.State.TIMED_WAITING));
+            }
+            finally {
+                redis.resume();
+            }
+            for (Thread caller : callers) {
+                caller.join(10_000);
+            }
+
+            // counted before the finds below, which are script calls too
+            assertThat(scriptCalls(redisson) - callsBefore).as("script calls for 10 publishes").isEqualTo(2);
+            assertThat(ids).hasSize(10);
+            for (int i = 0; i < 10; i++) {
+                assertThat(ids.get(i)).isEqualTo("mail-" + i);
+                assertThat(publisher.find("mails", "mail-" + i)).get().satisfies(job -> {
+                    assertThat(job.state()).isEqualTo(JobState.DELAYED);
+                });
+            }
+        }
+    }
+
+    /** EVALSHA and EVAL calls the server ran so far. */
+    private static long scriptCalls(RedissonClient redisson) {
+        Map<String, String> stats = redisson.getRedisNodes(RedisNodes.SINGLE).getInstance()
+                .info(RedisNode.InfoSection.COMMANDSTATS);
+        long calls = 0;
+        for (String command : List.of("cmdstat_evalsha", "cmdstat_eval")) {
+            String line = stats.get(command);
+            if (line != null) {
+                calls += Long.parseLong(line.substring(line.indexOf("calls=") + 6, line.indexOf(',')));
+            }
+        }
+        return calls;
+    }
+}
