@@ -9,24 +9,35 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A bare RESP2 connection for setting servers up: the cluster and Sentinel fixtures send a few
- * administrative commands (CLUSTER MEET, ADDSLOTS, SENTINEL ...) before any client library runs.
+ * A bare RESP2 connection, outside any Redis client library: what an operator's {@code redis-cli}
+ * would do. The cluster and Sentinel fixtures set servers up with it (CLUSTER MEET, ADDSLOTS,
+ * SENTINEL ...), fault tests kill clients with it, and the benchmark observes the server with it
+ * without showing up in the counts of the clients it measures. Not thread-safe.
  */
-final class RespConnection implements AutoCloseable {
+public final class RespConnection implements AutoCloseable {
+
+    private static final Duration DEFAULT_READ_TIMEOUT = Duration.ofSeconds(10);
 
     private final Socket socket;
     private final InputStream in;
     private final OutputStream out;
 
-    RespConnection(String host, int port) {
+    public RespConnection(String host, int port) {
+        this(host, port, DEFAULT_READ_TIMEOUT);
+    }
+
+    /** @param readTimeout longest wait for a reply; zero waits for good */
+    public RespConnection(String host, int port, Duration readTimeout) {
         try {
             socket = new Socket();
             socket.connect(new InetSocketAddress(host, port), 2000);
-            socket.setSoTimeout(10_000);
+            socket.setSoTimeout((int) readTimeout.toMillis());
+            socket.setTcpNoDelay(true);
             in = new BufferedInputStream(socket.getInputStream());
             out = socket.getOutputStream();
         }
@@ -35,8 +46,12 @@ final class RespConnection implements AutoCloseable {
         }
     }
 
-    /** Runs one command; returns a String, Long, List or null, and throws on an error reply. */
-    Object call(List<String> command) {
+    /**
+     * Runs one command; returns a String (simple or bulk), a Long, a List or null.
+     *
+     * @throws ServerError on an error reply, with its text
+     */
+    public Object call(List<String> command) {
         try {
             ByteArrayOutputStream request = new ByteArrayOutputStream();
             request.write(("*" + command.size() + "\r\n").getBytes(StandardCharsets.UTF_8));
@@ -55,7 +70,7 @@ final class RespConnection implements AutoCloseable {
         }
     }
 
-    Object call(String... command) {
+    public Object call(String... command) {
         return call(List.of(command));
     }
 
@@ -66,7 +81,7 @@ final class RespConnection implements AutoCloseable {
             case '+':
                 return line;
             case '-':
-                throw new IllegalStateException("redis answered: " + line);
+                throw new ServerError(line);
             case ':':
                 return Long.parseLong(line);
             case '$': {
@@ -104,6 +119,14 @@ final class RespConnection implements AutoCloseable {
         }
         in.read(); // '\n'
         return line.toString();
+    }
+
+    /** An error reply ({@code -ERR ...}, {@code -BUSY ...}); the message is its text. */
+    public static final class ServerError extends IllegalStateException {
+
+        ServerError(String text) {
+            super(text);
+        }
     }
 
     @Override
