@@ -17,6 +17,7 @@ import dev.delayjobs.DelayQueueControl;
 import dev.delayjobs.RateLimit;
 import dev.delayjobs.core.JobArguments;
 import dev.delayjobs.listener.ListenerContainerRegistry;
+import dev.delayjobs.redis.DeadJobs;
 import dev.delayjobs.redis.RedisJobStore;
 
 /**
@@ -64,7 +65,7 @@ public class DelayQueuesEndpoint {
             throw new InvalidEndpointRequestException("page must be >= 0 and size between 1 and " + MAX_PAGE_SIZE,
                     "invalid page or size");
         }
-        RedisJobStore.DeadPage dead = store.deadJobs(queue, pageNumber * pageSize, pageSize);
+        DeadJobs.Page dead = store.deadJobs().page(queue, pageNumber * pageSize, pageSize);
         List<DeadJobView> jobs = dead.jobs().stream()
                 .map(j -> new DeadJobView(j.id(), j.attempts(), j.lastError(), Instant.ofEpochMilli(j.diedAt())))
                 .toList();
@@ -115,8 +116,8 @@ public class DelayQueuesEndpoint {
         }
         List<String> ids = id == null ? List.of() : List.of(id);
         long affected = switch (action) {
-            case "requeue-dead" -> store.requeueDead(queue, ids);
-            case "delete-dead" -> store.deleteDead(queue, ids);
+            case "requeue-dead" -> store.deadJobs().requeue(queue, ids);
+            case "delete-dead" -> store.deadJobs().delete(queue, ids);
             case "cancel" -> {
                 if (id == null) {
                     throw new InvalidEndpointRequestException("cancel needs the id of the job", "missing id");

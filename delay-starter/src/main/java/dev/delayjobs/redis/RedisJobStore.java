@@ -32,8 +32,9 @@ import dev.delayjobs.JobState;
 import dev.delayjobs.RateLimit;
 
 /**
- * The data model of the delay queues behind one facade: the only class that knows a key name or
- * runs a script. Every state change is one atomic Lua script, O(log N) or better in the backlog.
+ * The data model of the delay queues: the job life cycle, and through {@link #deadJobs()} the dead
+ * set. With {@link QueueControls} (pause, rate limits), the only classes that know a key name or run
+ * a script. Every state change is one atomic Lua script, O(log N) or better in the backlog.
  *
  * <p>Every script runs on the master ({@code Mode.READ_WRITE}), the reading ones too, so the
  * starter reads its own writes whatever Redisson's read mode ({@code SLAVE} is its default for
@@ -55,14 +56,8 @@ public final class RedisJobStore {
     private static final LuaScript CANCEL = LuaScript.load("cancel");
     private static final LuaScript RESCHEDULE = LuaScript.load("reschedule");
     private static final LuaScript FIND = LuaScript.load("find");
-    private static final LuaScript TRIM_DEAD = LuaScript.load("trim-dead");
     private static final LuaScript QUEUE_STATS = LuaScript.load("queue-stats");
-    private static final LuaScript DEAD_PAGE = LuaScript.load("dead-page");
-    private static final LuaScript REQUEUE_DEAD = LuaScript.load("requeue-dead");
-    private static final LuaScript DELETE_DEAD = LuaScript.load("delete-dead");
     private static final LuaScript KNOWN_QUEUES = LuaScript.load("known-queues");
-    /** Dead jobs moved per script call by the "all" variants. */
-    private static final int DEAD_BATCH = 1000;
 
     private final RedissonClient redisson;
     private final String prefix;
@@ -70,6 +65,7 @@ public final class RedisJobStore {
     private final int longestRecord;
     private final Set<String> registered = ConcurrentHashMap.newKeySet();
     private final Function<String, ReplicaConfirmation> confirmations;
+    private final DeadJobs deadJobs;
 
     public RedisJobStore(RedissonClient redisson, String prefix) {
         this(redisson, prefix, Integer.MAX_VALUE);
@@ -93,6 +89,7 @@ public final class RedisJobStore {
         this.prefix = prefix;
         this.script = redisson.getScript(StringCodec.INSTANCE);
         this.longestRecord = longestRecord;
+        this.deadJobs = new DeadJobs(script, prefix, queue -> stats(queue).dead());
     }
 
     public String prefix() {
@@ -344,14 +341,6 @@ public final class RedisJobStore {
                 Instant.ofEpochMilli(job.publishedAt()), job.attempts(), error, job.payload()));
     }
 
-    /** Deletes up to {@code max} dead jobs older than {@code retention}. */
-    public int trimDead(String queue, Duration retention, int max) {
-        QueueKeys k = keys(queue);
-        Long r = call("trim dead jobs of", queue, () -> TRIM_DEAD.run(script, Mode.READ_WRITE, ReturnType.LONG,
-                k.of(k.dead(), k.jobs(), k.errors()), Long.toString(retention.toMillis()), Integer.toString(max)));
-        return r.intValue();
-    }
-
     /** Every count of the queue, in one call. */
     @SuppressWarnings("unchecked")
     public QueueStats stats(String queue) {
@@ -380,61 +369,9 @@ public final class RedisJobStore {
                 QueueControls.parse(control.get(0), control.get(1)));
     }
 
-    /** A page of the dead set, newest first, and the size of the whole set. */
-    public DeadPage deadJobs(String queue, int offset, int count) {
-        QueueKeys k = keys(queue);
-        List<Object> r = call("list dead jobs of", queue, () -> DEAD_PAGE.run(script, Mode.READ_WRITE, ReturnType.LIST,
-                k.of(k.dead(), k.jobs(), k.errors()), Integer.toString(offset), Integer.toString(count)));
-        List<DeadJob> jobs = new ArrayList<>();
-        for (int i = 1; i + 3 < r.size(); i += 4) {
-            String error = (String) r.get(i + 3);
-            jobs.add(new DeadJob((String) r.get(i), (long) Double.parseDouble((String) r.get(i + 1)), asInt(r.get(i + 2)),
-                    error.isEmpty() ? null : error));
-        }
-        return new DeadPage(asLong(r.get(0)), jobs);
-    }
-
-    /** A page of dead jobs and the size of the dead set. */
-    public record DeadPage(long total, List<DeadJob> jobs) {
-    }
-
-    /** Gives dead jobs a fresh start (attempts reset, due now); {@code ids} empty means all of them. */
-    public long requeueDead(String queue, List<String> ids) {
-        return deadBatches(queue, REQUEUE_DEAD, "requeue dead jobs of", ids, true);
-    }
-
-    /** Deletes dead jobs; {@code ids} empty means all of them. */
-    public long deleteDead(String queue, List<String> ids) {
-        return deadBatches(queue, DELETE_DEAD, "delete dead jobs of", ids, false);
-    }
-
-    private long deadBatches(String queue, LuaScript lua, String action, List<String> ids, boolean toReady) {
-        QueueKeys k = keys(queue);
-        List<Object> keyList = toReady ? k.of(k.dead(), k.jobs(), k.errors(), k.ready(), k.stats())
-                : k.of(k.dead(), k.jobs(), k.errors());
-        long total = 0;
-        if (!ids.isEmpty()) {
-            for (int from = 0; from < ids.size(); from += DEAD_BATCH) {
-                List<Object> args = new ArrayList<>();
-                args.add(Integer.toString(DEAD_BATCH));
-                args.addAll(ids.subList(from, Math.min(ids.size(), from + DEAD_BATCH)));
-                Long done = call(action, queue, () -> lua.run(script, Mode.READ_WRITE, ReturnType.LONG, keyList, args.toArray()));
-                total += done;
-            }
-            return total;
-        }
-        // bounded by the size at the start: jobs that die again meanwhile wait for the next call
-        // counted on the master (queue-stats runs there): a replica's count may lag behind
-        long rounds = stats(queue).dead() / DEAD_BATCH + 1;
-        for (long round = 0; round < rounds; round++) {
-            Long done = call(action, queue, () -> lua.run(script, Mode.READ_WRITE, ReturnType.LONG, keyList,
-                    Integer.toString(DEAD_BATCH)));
-            total += done;
-            if (done == 0) {
-                break;
-            }
-        }
-        return total;
+    /** The dead set of the queues: pages of it, requeue, delete, trim. */
+    public DeadJobs deadJobs() {
+        return deadJobs;
     }
 
     /**

@@ -178,7 +178,7 @@ public final class QueueWatchdog implements SmartLifecycle {
     /** Deletes expired dead jobs, at most ten batches per call so one sweep stays short. */
     private void trimDead(String queue) {
         for (int batch = 0; batch < 10; batch++) {
-            if (store.trimDead(queue, settings.deadRetention(), DEAD_TRIM_BATCH) < DEAD_TRIM_BATCH) {
+            if (store.deadJobs().trim(queue, settings.deadRetention(), DEAD_TRIM_BATCH) < DEAD_TRIM_BATCH) {
                 return;
             }
         }

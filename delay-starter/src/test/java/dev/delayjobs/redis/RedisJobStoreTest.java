@@ -280,7 +280,7 @@ class RedisJobStoreTest {
         store.publish("q", List.of(new NewJob("d", true, 0, false, "1")));
         StoredJob dying = store.claim("q", "i1", 1, Duration.ofSeconds(10), 1).jobs().get(0);
         assertThat(store.bury("q", "i1", dying, "broken")).isTrue();
-        assertThat(store.requeueDead("q", List.of("d"))).isEqualTo(1);
+        assertThat(store.deadJobs().requeue("q", List.of("d"))).isEqualTo(1);
         StoredJob again = store.claim("q", "i1", 1, Duration.ofSeconds(10), 1).jobs().get(0);
 
         assertThat(again.gen()).isNotEqualTo(dying.gen());

@@ -58,7 +58,7 @@ class ReplicaReadTest {
 
         assertThat(store.find("q", "a").orElseThrow().state()).isEqualTo(JobState.DELAYED);
         assertThat(store.stats("q").delayed()).isEqualTo(1);
-        assertThat(store.deadJobs("q", 0, 10).total()).isEqualTo(1);
+        assertThat(store.deadJobs().page("q", 0, 10).total()).isEqualTo(1);
         assertThat(store.knownQueues()).containsExactly("q");
     }
 }

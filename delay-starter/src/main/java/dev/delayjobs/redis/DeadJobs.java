@@ -1,0 +1,107 @@
+package dev.delayjobs.redis;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.ToLongFunction;
+
+import org.redisson.api.RScript;
+import org.redisson.api.RScript.Mode;
+import org.redisson.api.RScript.ReturnType;
+
+/**
+ * The dead set of the queues, as operators and the retention sweep use it: pages of it, requeue,
+ * delete, and trimming what outlived the retention. Part of {@link RedisJobStore}
+ * ({@link RedisJobStore#deadJobs()}).
+ */
+public final class DeadJobs {
+
+    private static final LuaScript TRIM_DEAD = LuaScript.load("trim-dead");
+    private static final LuaScript DEAD_PAGE = LuaScript.load("dead-page");
+    private static final LuaScript REQUEUE_DEAD = LuaScript.load("requeue-dead");
+    private static final LuaScript DELETE_DEAD = LuaScript.load("delete-dead");
+    /** Dead jobs moved per script call by the "all" variants. */
+    private static final int BATCH = 1000;
+
+    private final RScript script;
+    private final String prefix;
+    /** The size of a queue's dead set, read on the master. */
+    private final ToLongFunction<String> deadCount;
+
+    DeadJobs(RScript script, String prefix, ToLongFunction<String> deadCount) {
+        this.script = script;
+        this.prefix = prefix;
+        this.deadCount = deadCount;
+    }
+
+    /** A page of the dead set, newest first, and the size of the whole set. */
+    public Page page(String queue, int offset, int count) {
+        QueueKeys k = keys(queue);
+        List<Object> r = RedisJobStore.call("list dead jobs of", queue, () -> DEAD_PAGE.run(script, Mode.READ_WRITE,
+                ReturnType.LIST, k.of(k.dead(), k.jobs(), k.errors()), Integer.toString(offset), Integer.toString(count)));
+        List<DeadJob> jobs = new ArrayList<>();
+        for (int i = 1; i + 3 < r.size(); i += 4) {
+            String error = (String) r.get(i + 3);
+            jobs.add(new DeadJob((String) r.get(i), (long) Double.parseDouble((String) r.get(i + 1)),
+                    ((Number) r.get(i + 2)).intValue(), error.isEmpty() ? null : error));
+        }
+        return new Page(((Number) r.get(0)).longValue(), jobs);
+    }
+
+    /** A page of dead jobs and the size of the dead set. */
+    public record Page(long total, List<DeadJob> jobs) {
+    }
+
+    /** Gives dead jobs a fresh start (attempts reset, due now); {@code ids} empty means all of them. */
+    public long requeue(String queue, List<String> ids) {
+        return inBatches(queue, REQUEUE_DEAD, "requeue dead jobs of", ids, true);
+    }
+
+    /** Deletes dead jobs; {@code ids} empty means all of them. */
+    public long delete(String queue, List<String> ids) {
+        return inBatches(queue, DELETE_DEAD, "delete dead jobs of", ids, false);
+    }
+
+    /** Deletes up to {@code max} dead jobs older than {@code retention}. */
+    public int trim(String queue, Duration retention, int max) {
+        QueueKeys k = keys(queue);
+        Long r = RedisJobStore.call("trim dead jobs of", queue, () -> TRIM_DEAD.run(script, Mode.READ_WRITE,
+                ReturnType.LONG, k.of(k.dead(), k.jobs(), k.errors()), Long.toString(retention.toMillis()),
+                Integer.toString(max)));
+        return r.intValue();
+    }
+
+    private long inBatches(String queue, LuaScript lua, String action, List<String> ids, boolean toReady) {
+        QueueKeys k = keys(queue);
+        List<Object> keyList = toReady ? k.of(k.dead(), k.jobs(), k.errors(), k.ready(), k.stats())
+                : k.of(k.dead(), k.jobs(), k.errors());
+        long total = 0;
+        if (!ids.isEmpty()) {
+            for (int from = 0; from < ids.size(); from += BATCH) {
+                List<Object> args = new ArrayList<>();
+                args.add(Integer.toString(BATCH));
+                args.addAll(ids.subList(from, Math.min(ids.size(), from + BATCH)));
+                Long done = RedisJobStore.call(action, queue, () -> lua.run(script, Mode.READ_WRITE, ReturnType.LONG,
+                        keyList, args.toArray()));
+                total += done;
+            }
+            return total;
+        }
+        // bounded by the size at the start: jobs that die again meanwhile wait for the next call;
+        // counted on the master, where a replica's count may lag behind
+        long rounds = deadCount.applyAsLong(queue) / BATCH + 1;
+        for (long round = 0; round < rounds; round++) {
+            Long done = RedisJobStore.call(action, queue, () -> lua.run(script, Mode.READ_WRITE, ReturnType.LONG, keyList,
+                    Integer.toString(BATCH)));
+            total += done;
+            if (done == 0) {
+                break;
+            }
+        }
+        return total;
+    }
+
+    private QueueKeys keys(String queue) {
+        return new QueueKeys(prefix, queue);
+    }
+}
