@@ -1,12 +1,12 @@
 package dev.delayjobs.dashboard;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
+import org.springframework.core.io.ClassPathResource;
 import org.springframework.http.CacheControl;
 import org.springframework.http.MediaType;
 import org.springframework.web.servlet.function.RouterFunction;
@@ -73,14 +73,11 @@ public final class DashboardPage {
     }
 
     private static String read(String file) {
-        try (InputStream in = DashboardPage.class.getResourceAsStream(file)) {
-            if (in == null) {
-                throw new IllegalStateException("dashboard file " + file + " is missing from the classpath");
-            }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        try {
+            return new ClassPathResource(file, DashboardPage.class).getContentAsString(StandardCharsets.UTF_8);
         }
         catch (IOException ex) {
-            throw new UncheckedIOException(ex);
+            throw new UncheckedIOException("dashboard file " + file + " cannot be read from the classpath", ex);
         }
     }
 }
