@@ -15,6 +15,7 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
 import dev.delayjobs.DelayQueueControl;
 import dev.delayjobs.RateLimit;
+import dev.delayjobs.bridge.RedissonQueueMigration;
 import dev.delayjobs.core.JobArguments;
 import dev.delayjobs.listener.ListenerContainerRegistry;
 import dev.delayjobs.redis.DeadJobs;
@@ -36,12 +37,20 @@ public class DelayQueuesEndpoint {
     private final RedisJobStore store;
     private final ListenerContainerRegistry registry;
     private final DelayQueueControl control;
+    private final @Nullable RedissonQueueMigration migration;
 
     public DelayQueuesEndpoint(RedisJobStore store, @Nullable ListenerContainerRegistry registry,
             DelayQueueControl control) {
+        this(store, registry, control, null);
+    }
+
+    /** @param migration migrates queues that bridge a Redisson RDelayedQueue; null when none does */
+    public DelayQueuesEndpoint(RedisJobStore store, @Nullable ListenerContainerRegistry registry,
+            DelayQueueControl control, @Nullable RedissonQueueMigration migration) {
         this.store = store;
         this.registry = registry;
         this.control = control;
+        this.migration = migration;
     }
 
     @ReadOperation
@@ -78,7 +87,9 @@ public class DelayQueuesEndpoint {
      * {@code delete-dead} (one dead job by {@code id}, or every dead job with {@code "all": true},
      * never by default: an empty body acts on nothing), {@code cancel} (a waiting job; id
      * required), {@code pause} and {@code resume} (every instance), {@code rate-limit} with
-     * {@code "limit": "50/1s"}, or {@code "none"} to go back to the configured limits.
+     * {@code "limit": "50/1s"}, or {@code "none"} to go back to the configured limits, and
+     * {@code migrate} (a queue that bridges a Redisson {@code RDelayedQueue}: its elements become
+     * native jobs; runs to the end in the request, and may be run again).
      */
     @WriteOperation
     public @Nullable ActionResult act(@Selector String queue, @Selector String action, @Nullable String id,
@@ -93,6 +104,7 @@ public class DelayQueuesEndpoint {
                 control.setRateLimit(queue, rateLimit(limit));
                 yield new ActionResult(queue, action, null, 1);
             }
+            case "migrate" -> migrate(queue);
             default -> null; // an action on jobs, below
         };
         if (onQueue != null) {
@@ -125,9 +137,24 @@ public class DelayQueuesEndpoint {
                 yield store.cancel(queue, id) ? 1 : 0;
             }
             default -> throw new InvalidEndpointRequestException("unknown action '" + action
-                    + "': use requeue-dead, delete-dead, cancel, pause, resume or rate-limit", "unknown action");
+                    + "': use requeue-dead, delete-dead, cancel, pause, resume, rate-limit or migrate", "unknown action");
         };
         return new ActionResult(queue, action, id, affected);
+    }
+
+    private ActionResult migrate(String queue) {
+        if (migration == null) {
+            throw new InvalidEndpointRequestException("queue '" + queue + "' does not bridge a Redisson RDelayedQueue: "
+                    + "there is nothing to migrate", "not bridged");
+        }
+        RedissonQueueMigration.Result result;
+        try {
+            result = migration.migrate(queue);
+        }
+        catch (IllegalArgumentException | IllegalStateException ex) {
+            throw new InvalidEndpointRequestException(ex.getMessage(), "cannot migrate");
+        }
+        return new ActionResult(queue, "migrate", null, result.jobs(), result);
     }
 
     private static @Nullable RateLimit rateLimit(@Nullable String limit) {
@@ -182,7 +209,15 @@ public class DelayQueuesEndpoint {
     public record DeadJobView(String id, int attempts, String lastError, Instant diedAt) {
     }
 
-    /** What a write operation did: {@code affected} is the number of jobs, or 1 when a pause, resume or limit changed something. */
-    public record ActionResult(String queue, String action, String id, long affected) {
+    /**
+     * What a write operation did: {@code affected} is the number of jobs, or 1 when a pause, resume
+     * or limit changed something; {@code migration} tells what a migration did (null for the rest).
+     */
+    public record ActionResult(String queue, String action, @Nullable String id, long affected,
+            RedissonQueueMigration.@Nullable Result migration) {
+
+        ActionResult(String queue, String action, @Nullable String id, long affected) {
+            this(queue, action, id, affected, null);
+        }
     }
 }

@@ -24,10 +24,14 @@ import dev.delayjobs.redis.QueueStats;
  * @param rateLimit the rate limit in force: the one set at runtime, else the one this instance is
  *     configured with ({@code permits/window}), or null
  * @param rateLimitSetAtRuntime whether {@code rateLimit} was set at runtime, for every instance
+ * @param mode {@code native}, or {@code redisson-delayed-queue} for a queue in compatibility mode
+ *     (its counts include the elements still in the Redisson queue)
+ * @param redissonDelayedQueue for a queue in compatibility mode, what is still in the Redisson
+ *     {@code RDelayedQueue}; null for a native queue
  */
 public record QueueView(long delayed, long ready, long running, long dead, Instant nextDueAt, long oldestOverdueMillis,
         List<Consumer> consumers, Map<String, Long> totals, boolean localHandler, boolean paused, Instant pausedAt,
-        String rateLimit, boolean rateLimitSetAtRuntime) {
+        String rateLimit, boolean rateLimitSetAtRuntime, String mode, BridgedQueueView redissonDelayedQueue) {
 
     static QueueView of(QueueStats stats, boolean localHandler, RateLimit configuredLimit) {
         RateLimit runtime = stats.control().rateLimit();
@@ -38,7 +42,22 @@ public record QueueView(long delayed, long ready, long running, long dead, Insta
                         .map(i -> new Consumer(i.id(), i.workers(), i.held(), Instant.ofEpochMilli(i.leaseDeadline())))
                         .toList(),
                 stats.totals(), localHandler, stats.control().paused(), stats.control().pausedAt(),
-                limit == null ? null : limit.toString(), runtime != null);
+                limit == null ? null : limit.toString(), runtime != null,
+                stats.bridge() == null ? "native" : "redisson-delayed-queue",
+                stats.bridge() == null ? null : new BridgedQueueView(stats.bridge().target(), stats.bridge().delayed(),
+                        stats.bridge().ready(), stats.bridge().nextDueAt() < 0 ? null
+                                : Instant.ofEpochMilli(stats.bridge().nextDueAt())));
+    }
+
+    /**
+     * What is still in the Redisson {@code RDelayedQueue} of a queue in compatibility mode.
+     *
+     * @param list its target list
+     * @param delayed elements waiting for their due time (Redisson's timeout set)
+     * @param ready due elements in the target list
+     * @param nextDueAt the earliest due time among the waiting ones, or null
+     */
+    public record BridgedQueueView(String list, long delayed, long ready, Instant nextDueAt) {
     }
 
     /**

@@ -3,7 +3,9 @@ package dev.delayjobs.autoconfigure;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
@@ -33,6 +35,7 @@ final class ConfiguredSettings implements QueueSettings.Source {
                 consumer.getHandlerTimeout(), null, false);
         properties.getQueues().keySet().forEach(this::forQueue);
         checkConfirmations();
+        bridgedLists();
     }
 
     @Override
@@ -64,6 +67,34 @@ final class ConfiguredSettings implements QueueSettings.Source {
         int replicas = perQueue != null ? perQueue : properties.getPublisher().getConfirmReplicas();
         return replicas == 0 ? ReplicaConfirmation.NONE
                 : new ReplicaConfirmation(replicas, properties.getPublisher().getConfirmTimeout());
+    }
+
+    /**
+     * The target list of each queue that bridges a Redisson {@code RDelayedQueue}
+     * ({@code delay.queues.<queue>.redisson-delayed-queue}), by queue.
+     */
+    Map<String, String> bridgedLists() {
+        Map<String, String> lists = new LinkedHashMap<>();
+        properties.getQueues().forEach((queue, o) -> {
+            String name = "delay.queues." + queue + ".";
+            String list = o.getRedissonDelayedQueue();
+            if (list == null) {
+                if (o.getRedissonCodec() != null || !o.getRedissonAllowedClasses().isEmpty()) {
+                    throw new InvalidConfigurationPropertyValueException(name + (o.getRedissonCodec() != null
+                            ? "redisson-codec" : "redisson-allowed-classes"), o.getRedissonCodec() != null
+                                    ? o.getRedissonCodec() : o.getRedissonAllowedClasses(),
+                            "applies only to a queue that bridges a Redisson RDelayedQueue: set " + name
+                                    + "redisson-delayed-queue to the name of its target list");
+                }
+                return;
+            }
+            if (list.isBlank() || list.length() > 512) {
+                throw new InvalidConfigurationPropertyValueException(name + "redisson-delayed-queue", list,
+                        "must be the name of the RDelayedQueue's target list (not blank, at most 512 characters)");
+            }
+            lists.put(queue, list);
+        });
+        return lists;
     }
 
     /** Checks the confirm-replicas settings, each named as written. */

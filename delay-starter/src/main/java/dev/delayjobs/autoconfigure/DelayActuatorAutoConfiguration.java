@@ -20,6 +20,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 import dev.delayjobs.DelayQueueControl;
+import dev.delayjobs.bridge.RedissonQueueMigration;
 import dev.delayjobs.actuate.DelayQueuesEndpoint;
 import dev.delayjobs.actuate.DelayQueuesEndpointLocation;
 import dev.delayjobs.actuate.DelayQueuesHealthIndicator;
@@ -44,8 +45,8 @@ public final class DelayActuatorAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         DelayQueuesEndpoint delayQueuesEndpoint(RedisJobStore store, ObjectProvider<ListenerContainerRegistry> registry,
-                DelayQueueControl control) {
-            return new DelayQueuesEndpoint(store, registry.getIfAvailable(), control);
+                DelayQueueControl control, ObjectProvider<RedissonQueueMigration> migration) {
+            return new DelayQueuesEndpoint(store, registry.getIfAvailable(), control, migration.getIfAvailable());
         }
 
         @Bean

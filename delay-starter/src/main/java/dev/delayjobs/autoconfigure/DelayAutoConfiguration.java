@@ -18,6 +18,8 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 
 import dev.delayjobs.DelayPublisher;
 import dev.delayjobs.DelayQueueControl;
+import dev.delayjobs.bridge.BridgedQueues;
+import dev.delayjobs.bridge.BridgingDelayPublisher;
 import dev.delayjobs.control.RedisDelayQueueControl;
 import dev.delayjobs.core.DelayQueueObserver;
 import dev.delayjobs.core.JobTracing;
@@ -67,7 +69,8 @@ public final class DelayAutoConfiguration {
     RedisJobStore delayJobStore(RedissonClient redisson, ConfiguredSettings settings) {
         // the longest record a consumer reads: the payload limit, plus the record header and headers
         int longestRecord = (int) Math.min(Integer.MAX_VALUE, settings.maxPayloadBytes() + 8192);
-        RedisJobStore store = new RedisJobStore(redisson, settings.keyPrefix(), longestRecord, settings::replicaConfirmation);
+        RedisJobStore store = new RedisJobStore(redisson, settings.keyPrefix(), longestRecord, settings::replicaConfirmation,
+                settings.bridgedLists());
         if (!store.keysPassUnchanged()) {
             throw new FailureAnalyzedException("The RedissonClient renames keys (a NameMapper is configured). The "
                     + "delay starter passes some key names to its Lua scripts as arguments, which a NameMapper does not "
@@ -97,12 +100,19 @@ public final class DelayAutoConfiguration {
                 settings.strictPayloads());
     }
 
+    /** The native publisher, or with bridged queues one that offers to their RDelayedQueues and hands it the rest. */
     @Bean
     @ConditionalOnMissingBean(DelayPublisher.class)
-    RedisDelayPublisher delayPublisher(RedisJobStore store, PayloadCodec codec, ObjectProvider<DelayQueueObserver> observers,
-            ObjectProvider<PublishDeferral> deferral, DelayProperties properties, ObjectProvider<JobTracing> tracing) {
-        return new RedisDelayPublisher(store, codec, observer(observers), deferral.getIfAvailable(() -> PublishDeferral.NONE),
-                properties.getPublisher().isAfterCommit(), tracing.getIfAvailable(() -> JobTracing.NONE));
+    DelayPublisher delayPublisher(RedisJobStore store, PayloadCodec codec, ObjectProvider<DelayQueueObserver> observers,
+            ObjectProvider<PublishDeferral> deferral, DelayProperties properties, ObjectProvider<JobTracing> tracing,
+            ObjectProvider<BridgedQueues> bridged) {
+        PublishDeferral publishDeferral = deferral.getIfAvailable(() -> PublishDeferral.NONE);
+        boolean afterCommit = properties.getPublisher().isAfterCommit();
+        RedisDelayPublisher publisher = new RedisDelayPublisher(store, codec, observer(observers), publishDeferral,
+                afterCommit, tracing.getIfAvailable(() -> JobTracing.NONE));
+        BridgedQueues queues = bridged.getIfAvailable();
+        return queues == null ? publisher
+                : new BridgingDelayPublisher(publisher, queues, store.redissonQueues(), publishDeferral, afterCommit);
     }
 
     @Configuration(proxyBeanMethods = false)

@@ -1,7 +1,9 @@
 package dev.delayjobs.autoconfigure;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -579,9 +581,54 @@ public class DelayProperties {
         private Integer confirmReplicas;
 
         /**
+         * Name of the target list of an existing Redisson RDelayedQueue that this queue bridges
+         * (compatibility mode): what its timer moves to the list goes to this queue's handler, and
+         * publishes to this queue are offered to it. Unset: a native queue.
+         */
+        private String redissonDelayedQueue;
+
+        /**
+         * Codec of the bridged RDelayedQueue's elements: "string" (StringCodec holding JSON text),
+         * "json" (Redisson's JsonJacksonCodec, needs Jackson 2), or the name of a Codec bean.
+         * Unset: the RedissonClient's codec. A binary codec needs redisson-allowed-classes.
+         */
+        private String redissonCodec;
+
+        /**
+         * Classes a binary codec of the bridged RDelayedQueue may build when reading an element:
+         * class names, or package names followed by ".*". Value types of java.lang, java.util,
+         * java.time and java.math are always allowed.
+         */
+        private List<String> redissonAllowedClasses = new ArrayList<>();
+
+        /**
          * Retry delays of this queue.
          */
         private final BackoffOverrides backoff = new BackoffOverrides();
+
+        public String getRedissonDelayedQueue() {
+            return redissonDelayedQueue;
+        }
+
+        public void setRedissonDelayedQueue(String redissonDelayedQueue) {
+            this.redissonDelayedQueue = redissonDelayedQueue;
+        }
+
+        public String getRedissonCodec() {
+            return redissonCodec;
+        }
+
+        public void setRedissonCodec(String redissonCodec) {
+            this.redissonCodec = redissonCodec;
+        }
+
+        public List<String> getRedissonAllowedClasses() {
+            return redissonAllowedClasses;
+        }
+
+        public void setRedissonAllowedClasses(List<String> redissonAllowedClasses) {
+            this.redissonAllowedClasses = redissonAllowedClasses;
+        }
 
         public Integer getConcurrency() {
             return concurrency;

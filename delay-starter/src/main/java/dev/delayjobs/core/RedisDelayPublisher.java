@@ -257,7 +257,7 @@ public final class RedisDelayPublisher implements DelayPublisher {
      * hash field and the delayed member) in a 16-byte allocation instead of 32. A clash with a job
      * that exists is detected at publish and drawn again.
      */
-    static String newId() {
+    public static String newId() {
         ThreadLocalRandom random = ThreadLocalRandom.current();
         byte[] bytes = new byte[9];
         random.nextBytes(bytes);

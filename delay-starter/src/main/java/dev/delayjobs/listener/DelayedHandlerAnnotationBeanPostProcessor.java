@@ -118,7 +118,7 @@ public final class DelayedHandlerAnnotationBeanPostProcessor
                     + " has an invalid attribute: " + ex.getMessage(), ex);
         }
         boolean wantsJob = f.method.getParameterTypes()[0] == DelayedJob.class;
-        return new HandlerEndpoint(f.beanName, f.bean, f.method, queue, settings, codec.type(f.payloadType), wantsJob);
+        return new HandlerEndpoint(f.beanName, f.bean, f.method, queue, settings, codec.type(f.payloadType), f.payloadType, wantsJob);
     }
 
     private <T> QueueSettings apply(QueueSettings settings, String name, String attribute, Function<String, T> parse,

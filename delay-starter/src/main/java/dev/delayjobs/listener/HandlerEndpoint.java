@@ -2,6 +2,7 @@ package dev.delayjobs.listener;
 
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
+import java.lang.reflect.Type;
 import java.time.Instant;
 
 import org.springframework.util.ReflectionUtils;
@@ -22,10 +23,12 @@ final class HandlerEndpoint {
     private final String queue;
     private final QueueSettings settings;
     private final JavaType payloadType;
+    private final Type declaredPayloadType;
     private final boolean wantsJob;
 
     HandlerEndpoint(String beanName, Object bean, Method method, String queue, QueueSettings settings,
-            JavaType payloadType, boolean wantsJob) {
+            JavaType payloadType, Type declaredPayloadType, boolean wantsJob) {
+        this.declaredPayloadType = declaredPayloadType;
         this.beanName = beanName;
         this.bean = bean;
         this.method = method;
@@ -46,6 +49,11 @@ final class HandlerEndpoint {
 
     JavaType payloadType() {
         return payloadType;
+    }
+
+    /** The payload type as the method declares it (the {@code T} of a {@code DelayedJob<T>} parameter). */
+    Type declaredPayloadType() {
+        return declaredPayloadType;
     }
 
     /** "bean 'orderTimeouts' method OrderTimeouts.close(OrderTimeout)", for messages. */

@@ -69,6 +69,11 @@ public final class ListenerContainer {
         return endpoint.settings();
     }
 
+    /** The type the handler reads its payload as. */
+    public java.lang.reflect.Type payloadType() {
+        return endpoint.declaredPayloadType();
+    }
+
     public boolean isRunning() {
         return running;
     }

@@ -3,6 +3,8 @@ package dev.delayjobs.redis;
 import java.util.List;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.delayjobs.DelayQueueControl.QueueControlState;
 
 /**
@@ -19,9 +21,43 @@ import dev.delayjobs.DelayQueueControl.QueueControlState;
  * @param totals counters shared by all instances: published, completed, retried, dead
  * @param instances the consumer instances holding a lease on the queue
  * @param control whether the queue is paused, and its runtime rate limit
+ * @param bridge for a queue that bridges a Redisson {@code RDelayedQueue}, that queue's own depth,
+ *     which the counts above include; {@code null} for a native queue
  */
 public record QueueStats(long serverNow, long delayed, long ready, long running, long dead, long nextDueAt,
-        long oldestWaitingDueAt, Map<String, Long> totals, List<ConsumerInstance> instances, QueueControlState control) {
+        long oldestWaitingDueAt, Map<String, Long> totals, List<ConsumerInstance> instances, QueueControlState control,
+        @Nullable BridgedDepth bridge) {
+
+    /**
+     * These counts with those of the Redisson queue over {@code target} added: its waiting elements
+     * count as delayed, those in the target list as ready, and an element its transfer left behind
+     * past its due time as waiting since then.
+     */
+    QueueStats bridging(String target, RedissonQueueStore.Depth depth) {
+        long next = earliest(nextDueAt, depth.nextDueAt());
+        long oldest = depth.nextDueAt() >= 0 && depth.nextDueAt() <= serverNow
+                ? earliest(oldestWaitingDueAt, depth.nextDueAt()) : oldestWaitingDueAt;
+        return new QueueStats(serverNow, delayed + depth.delayed(), ready + depth.ready(), running, dead, next, oldest,
+                totals, instances, control, new BridgedDepth(target, depth.delayed(), depth.ready(), depth.nextDueAt()));
+    }
+
+    private static long earliest(long a, long b) {
+        if (a < 0) {
+            return b;
+        }
+        return b < 0 ? a : Math.min(a, b);
+    }
+
+    /**
+     * The part of a bridged queue's counts that is still in the Redisson {@code RDelayedQueue}.
+     *
+     * @param target the name of its target list
+     * @param delayed elements in its timeout set
+     * @param ready elements in its target list
+     * @param nextDueAt the earliest due time in its timeout set, epoch ms, or -1
+     */
+    public record BridgedDepth(String target, long delayed, long ready, long nextDueAt) {
+    }
 
     /** How long the oldest waiting job has been overdue, in ms (0 when none is). */
     public long oldestLatenessMillis() {

@@ -66,6 +66,8 @@ public final class RedisJobStore {
     private final Set<String> registered = ConcurrentHashMap.newKeySet();
     private final Function<String, ReplicaConfirmation> confirmations;
     private final DeadJobs deadJobs;
+    private final Map<String, String> bridgedLists;
+    private final RedissonQueueStore redissonQueues;
 
     public RedisJobStore(RedissonClient redisson, String prefix) {
         this(redisson, prefix, Integer.MAX_VALUE);
@@ -84,6 +86,17 @@ public final class RedisJobStore {
      */
     public RedisJobStore(RedissonClient redisson, String prefix, int longestRecord,
             Function<String, ReplicaConfirmation> confirmations) {
+        this(redisson, prefix, longestRecord, confirmations, Map.of());
+    }
+
+    /**
+     * @param bridgedLists per queue that bridges a Redisson {@code RDelayedQueue}, the name of its
+     *     target list: the queue's {@link #stats} then count that queue's elements too
+     */
+    public RedisJobStore(RedissonClient redisson, String prefix, int longestRecord,
+            Function<String, ReplicaConfirmation> confirmations, Map<String, String> bridgedLists) {
+        this.bridgedLists = Map.copyOf(bridgedLists);
+        this.redissonQueues = new RedissonQueueStore(redisson, prefix);
         this.confirmations = confirmations;
         this.redisson = redisson;
         this.prefix = prefix;
@@ -183,10 +196,14 @@ public final class RedisJobStore {
      * @return whether jobs are ready
      */
     public boolean awaitReady(String queue, Duration timeout) {
-        QueueKeys k = keys(queue);
+        return awaitNotEmpty(redisson, queue, keys(queue).ready(), timeout);
+    }
+
+    /** {@link #awaitReady} for any list: {@code BLMOVE list list LEFT LEFT}, which takes nothing. */
+    static boolean awaitNotEmpty(RedissonClient redisson, String queue, String list, Duration timeout) {
         Duration wait = timeout.compareTo(Duration.ofSeconds(1)) < 0 ? Duration.ofSeconds(1) : timeout;
-        return call("wait on", queue, () -> redisson.<String>getBlockingDeque(k.ready(), StringCodec.INSTANCE)
-                .move(wait, DequeMoveArgs.pollFirst().addFirstTo(k.ready()))) != null;
+        return call("wait on", queue, () -> redisson.<String>getBlockingDeque(list, StringCodec.INSTANCE)
+                .move(wait, DequeMoveArgs.pollFirst().addFirstTo(list))) != null;
     }
 
     /**
@@ -364,9 +381,16 @@ public final class RedisJobStore {
             instances.add(new QueueStats.ConsumerInstance((String) members.get(i), (long) Double.parseDouble((String) members.get(i + 1)),
                     Integer.parseInt((String) members.get(i + 2)), asLong(members.get(i + 3))));
         }
-        return new QueueStats(asLong(counts.get(0)), asLong(counts.get(1)), asLong(counts.get(2)), asLong(counts.get(3)),
-                asLong(counts.get(4)), asLong(counts.get(5)), asLong(counts.get(6)), totalsByName, instances,
-                QueueControls.parse(control.get(0), control.get(1)));
+        QueueStats stats = new QueueStats(asLong(counts.get(0)), asLong(counts.get(1)), asLong(counts.get(2)),
+                asLong(counts.get(3)), asLong(counts.get(4)), asLong(counts.get(5)), asLong(counts.get(6)), totalsByName,
+                instances, QueueControls.parse(control.get(0), control.get(1)), null);
+        String bridged = bridgedLists.get(queue);
+        return bridged == null ? stats : stats.bridging(bridged, redissonQueues.depth(bridged));
+    }
+
+    /** The Redisson {@code RDelayedQueue}s that queues bridge (compatibility mode). */
+    public RedissonQueueStore redissonQueues() {
+        return redissonQueues;
     }
 
     /** The dead set of the queues: pages of it, requeue, delete, trim. */

@@ -1,0 +1,34 @@
+package dev.delayjobs.bridge;
+
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+/** The queues of this application that bridge a Redisson {@code RDelayedQueue}, by name. */
+public final class BridgedQueues {
+
+    private final Map<String, BridgedQueue> byName;
+
+    public BridgedQueues(List<BridgedQueue> queues) {
+        this.byName = queues.stream().collect(Collectors.toUnmodifiableMap(BridgedQueue::queue, Function.identity()));
+    }
+
+    public Optional<BridgedQueue> find(String queue) {
+        return Optional.ofNullable(byName.get(queue));
+    }
+
+    public Collection<BridgedQueue> all() {
+        return byName.values();
+    }
+
+    /** The exception for a call the compatibility mode cannot serve, naming the way out. */
+    static UnsupportedOperationException refused(BridgedQueue queue, String what) {
+        return new UnsupportedOperationException("Queue '" + queue.queue() + "' runs in compatibility mode over the "
+                + "Redisson RDelayedQueue '" + queue.target() + "', whose elements have no id or key: " + what
+                + " needs a native queue. Migrate it (POST /actuator/delayqueues/" + queue.queue() + "/migrate, "
+                + "see docs/migration.md), then remove delay.queues." + queue.queue() + ".redisson-delayed-queue");
+    }
+}
