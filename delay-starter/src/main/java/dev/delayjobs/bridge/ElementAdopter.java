@@ -2,6 +2,7 @@ package dev.delayjobs.bridge;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -9,6 +10,7 @@ import org.apache.commons.logging.LogFactory;
 import dev.delayjobs.DelayQueueException;
 import dev.delayjobs.redis.RedissonQueueStore;
 import dev.delayjobs.redis.RedissonQueueStore.Adopted;
+import dev.delayjobs.redis.RedissonQueueStore.Adoption;
 import dev.delayjobs.redis.RedissonQueueStore.Element;
 import dev.delayjobs.redis.RedissonQueueStore.Source;
 
@@ -104,11 +106,13 @@ final class ElementAdopter {
         if (elements.isEmpty()) {
             return 0;
         }
-        Adopted adopted = store.adopt(queue.queue(), queue.target(), conversion.convert(elements));
+        List<Adoption> adoptions = conversion.convert(elements);
+        Adopted adopted = store.adopt(queue.queue(), queue.target(), adoptions);
         if (adopted.dead() > 0) {
+            String first = adoptions.stream().map(Adoption::error).filter(Objects::nonNull).findFirst().orElse("");
             logger.warn("Queue '" + queue.queue() + "': " + adopted.dead() + " element(s) of the Redisson delayed queue '"
-                    + queue.target() + "' could not be read as the handler's payload and went to the dead set "
-                    + "(their errors say why)");
+                    + queue.target() + "' could not be read as the handler's payload and went to the dead set; the "
+                    + "first: " + first);
         }
         return elements.size();
     }

@@ -1,13 +1,16 @@
 package dev.delayjobs.bridge;
 
+import java.lang.reflect.Type;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
-import org.redisson.client.codec.BaseCodec;
 import org.redisson.client.codec.Codec;
 import org.redisson.client.codec.StringCodec;
+import org.redisson.codec.Kryo5Codec;
+import org.redisson.codec.SerializationCodec;
+import org.springframework.core.ResolvableType;
 import org.springframework.util.ClassUtils;
 
 import dev.delayjobs.core.PayloadCodec;
@@ -15,7 +18,7 @@ import dev.delayjobs.core.PayloadCodec;
 /**
  * Builds the {@link ElementFormat} of a bridged queue from its settings, refusing what cannot be read
  * safely: a binary codec with no allowed classes (it would build any class named in Redis), or one
- * that cannot be restricted to them.
+ * that cannot be restricted to them (only Kryo5Codec and SerializationCodec can).
  */
 public final class ElementFormats {
 
@@ -84,26 +87,47 @@ public final class ElementFormats {
     private static ElementFormat allowListed(String queue, Codec codec, boolean defaulted, List<String> allowedClasses) {
         String name = "delay.queues." + queue + ".";
         String which = codec.getClass().getSimpleName() + (defaulted ? " (the RedissonClient's codec)" : "");
+        if (!(codec instanceof Kryo5Codec) && !(codec instanceof SerializationCodec)) {
+            throw new InvalidFormatException(name + "redisson-codec", which + " cannot be restricted to a list of "
+                    + "allowed classes: use \"string\" or \"json\" (JSON), Kryo5Codec or SerializationCodec");
+        }
         if (allowedClasses.isEmpty()) {
             throw new InvalidFormatException(name + "redisson-allowed-classes", which + " is a binary codec: it builds "
                     + "whatever class an element names, and anyone who can write to Redis can write the list. List the "
-                    + "payload classes it may build in " + name + "redisson-allowed-classes (class names, or packages "
-                    + "as com.acme.orders.*), or set " + name + "redisson-codec to the codec the producers use");
+                    + "payload classes it may build in " + name + "redisson-allowed-classes, or set " + name
+                    + "redisson-codec to the codec the producers use");
         }
-        AllowListClassLoader loader = new AllowListClassLoader(ElementFormats.class.getClassLoader(), allowedClasses);
-        Codec reading;
-        try {
-            reading = BaseCodec.copy(loader, codec);
+        AllowList allowed = new AllowList(allowedClasses);
+        if (codec instanceof Kryo5Codec kryo) {
+            if (allowed.hasPackages()) {
+                throw new InvalidFormatException(name + "redisson-allowed-classes", "Kryo5Codec registers allowed classes "
+                        + "one by one: list each class by name, not a package (" + allowed.describe() + ")");
+            }
+            for (String className : allowed.listedClasses()) {
+                if (!ClassUtils.isPresent(className, ElementFormats.class.getClassLoader())) {
+                    throw new InvalidFormatException(name + "redisson-allowed-classes", "no class " + className
+                            + " on the class path (a nested class is written Outer$Inner)");
+                }
+            }
+            try {
+                return new KryoFormat(kryo, allowed);
+            }
+            catch (IllegalArgumentException ex) {
+                throw new InvalidFormatException(name + "redisson-allowed-classes", ex.getMessage());
+            }
         }
-        catch (ReflectiveOperationException | RuntimeException ex) {
-            reading = null;
+        return new JavaSerializationFormat(codec, allowed);
+    }
+
+    /** The decoded payload, if it is of the handler's type. */
+    static Object ofHandlerType(@Nullable Object decoded, Type type) throws ElementFormat.UnreadableElementException {
+        Class<?> expected = ResolvableType.forType(type).toClass();
+        if (decoded == null || !expected.isInstance(decoded)) {
+            throw new ElementFormat.UnreadableElementException("element is a "
+                    + (decoded == null ? "null" : decoded.getClass().getName()) + ", the handler takes " + type.getTypeName(),
+                    null);
         }
-        if (reading == null || reading == codec) {
-            throw new InvalidFormatException(name + "redisson-codec", which + " cannot be restricted to "
-                    + "redisson-allowed-classes (it has no copy constructor taking a ClassLoader); use a Redisson codec "
-                    + "such as Kryo5Codec or SerializationCodec, or a JSON codec");
-        }
-        return new AllowListedFormat(codec, reading, loader);
+        return decoded;
     }
 
     private static boolean jacksonTwoPresent() {

@@ -21,6 +21,7 @@ import org.redisson.client.codec.Codec;
 import org.redisson.client.codec.StringCodec;
 import org.redisson.codec.JsonJacksonCodec;
 import org.redisson.codec.Kryo5Codec;
+import org.redisson.codec.SerializationCodec;
 import org.springframework.context.ConfigurableApplicationContext;
 
 import dev.delayjobs.bridge.BridgeHandlers.Closed;
@@ -46,7 +47,9 @@ class BridgeDeliveryTest {
         return Stream.of(
                 Arguments.of("string", StringCodec.INSTANCE, asJsonText, List.<String>of()),
                 Arguments.of("json", new JsonJacksonCodec(), Function.<Object>identity(), List.<String>of()),
-                Arguments.of("kryo", new Kryo5Codec(), Function.<Object>identity(), List.of(OrderClose.class.getName())));
+                Arguments.of("kryo", new Kryo5Codec(), Function.<Object>identity(), List.of(OrderClose.class.getName())),
+                Arguments.of("javaSerialization", new SerializationCodec(), Function.<Object>identity(),
+                        List.of("dev.delayjobs.bridge.*")));
     }
 
     @ParameterizedTest(name = "{0}")

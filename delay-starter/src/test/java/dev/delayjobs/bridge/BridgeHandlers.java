@@ -6,6 +6,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import org.redisson.client.codec.Codec;
 import org.redisson.codec.Kryo5Codec;
+import org.redisson.codec.SerializationCodec;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -15,8 +16,8 @@ import dev.delayjobs.DelayedHandler;
 @Configuration(proxyBeanMethods = false)
 class BridgeHandlers {
 
-    /** The payload the old producers offer. Not final in spirit: a plain record, like most payloads. */
-    public record OrderClose(long orderId, String reason) {
+    /** The payload the old producers offer (Serializable for SerializationCodec's producers). */
+    public record OrderClose(long orderId, String reason) implements java.io.Serializable {
     }
 
     /** When each order's close ran, epoch ms, by order id; and every id handled more than once. */
@@ -41,5 +42,10 @@ class BridgeHandlers {
     @Bean
     Codec kryo() {
         return new Kryo5Codec();
+    }
+
+    @Bean
+    Codec javaSerialization() {
+        return new SerializationCodec();
     }
 }
