@@ -20,6 +20,7 @@ import org.springframework.core.env.Environment;
 import dev.delayjobs.DelayedHandler;
 import dev.delayjobs.DelayedJob;
 import dev.delayjobs.autoconfigure.DelayAutoConfiguration;
+import dev.delayjobs.autoconfigure.DelayBridgeAutoConfiguration;
 
 /**
  * A consumer application of its own, run as a separate JVM by {@link ConsumerProcess}: the
@@ -29,14 +30,16 @@ import dev.delayjobs.autoconfigure.DelayAutoConfiguration;
  * <p>The handler sleeps for the job's {@link Work} time, then writes the line; a negative time
  * makes the attempt throw instead (the soak's failing handlers). A job whose id
  * starts with {@code fault.halt-on} (when set) is a poison job: the handler writes its line as it
- * starts and kills its own JVM at once ({@code Runtime.halt}), on every delivery.
+ * starts and kills its own JVM at once ({@code Runtime.halt}), on every delivery. With
+ * {@code fault.id-from-payload=true} a line names the job {@code work-<n>} instead of by its id: a
+ * queue in compatibility mode gives each element an id of its own.
  *
  * <p>Only the auto-configurations a consumer needs are imported: with all of those on the test
  * class path (web, actuator, ...), a JVM took several times longer to start on the 2-core CI machine.
  */
 @SpringBootConfiguration
 @ImportAutoConfiguration({ PropertyPlaceholderAutoConfiguration.class, JacksonAutoConfiguration.class,
-        RedissonAutoConfigurationV4.class, DelayAutoConfiguration.class })
+        RedissonAutoConfigurationV4.class, DelayAutoConfiguration.class, DelayBridgeAutoConfiguration.class })
 public class ConsumerMain {
 
     /**
@@ -57,7 +60,8 @@ public class ConsumerMain {
     @Bean
     Handler faultHandler(Environment environment) {
         return new Handler(HandledLog.appender(Path.of(environment.getRequiredProperty("fault.log"))),
-                environment.getProperty("fault.halt-on", ""));
+                environment.getProperty("fault.halt-on", ""),
+                environment.getProperty("fault.id-from-payload", Boolean.class, false));
     }
 
     /** Tells the test that the consumer runs: its containers have started. */
@@ -76,10 +80,12 @@ public class ConsumerMain {
 
         private final HandledLog.Appender log;
         private final String haltOn;
+        private final boolean idFromPayload;
 
-        Handler(HandledLog.Appender log, String haltOn) {
+        Handler(HandledLog.Appender log, String haltOn, boolean idFromPayload) {
             this.log = log;
             this.haltOn = haltOn;
+            this.idFromPayload = idFromPayload;
         }
 
         @DelayedHandler(queue = "${fault.queue}", concurrency = "${fault.concurrency:4}")
@@ -96,7 +102,7 @@ public class ConsumerMain {
             if (workMs > 0) {
                 Thread.sleep(workMs);
             }
-            log.append(job, startedAt, System.currentTimeMillis());
+            log.append(idFromPayload ? "work-" + job.payload().n() : job.id(), job, startedAt, System.currentTimeMillis());
         }
     }
 }

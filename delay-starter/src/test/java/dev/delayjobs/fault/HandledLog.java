@@ -58,7 +58,12 @@ final class HandledLog {
         }
 
         synchronized void append(DelayedJob<?> job, long startedAt, long endedAt) {
-            String line = job.id() + " " + job.attempt() + " " + startedAt + " " + job.dueAt().toEpochMilli() + " " + endedAt
+            append(job.id(), job, startedAt, endedAt);
+        }
+
+        /** A line under {@code id} rather than the job's id (jobs that come from elements get ids of their own). */
+        synchronized void append(String id, DelayedJob<?> job, long startedAt, long endedAt) {
+            String line = id + " " + job.attempt() + " " + startedAt + " " + job.dueAt().toEpochMilli() + " " + endedAt
                     + " " + pid + "\n";
             try {
                 out.write(line.getBytes(StandardCharsets.UTF_8));
