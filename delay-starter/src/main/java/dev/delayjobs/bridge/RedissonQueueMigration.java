@@ -6,6 +6,7 @@ import java.util.List;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import dev.delayjobs.DelayQueueException;
 import dev.delayjobs.core.PayloadCodec;
 import dev.delayjobs.listener.ListenerContainer;
 import dev.delayjobs.listener.ListenerContainerRegistry;
@@ -83,25 +84,49 @@ public final class RedissonQueueMigration {
         for (Source source : List.of(Source.PENDING, Source.TARGET)) {
             while (true) {
                 if (Thread.currentThread().isInterrupted()) {
-                    logger.info("Queue '" + queue + "': migration interrupted after " + progress.jobs + " job(s); "
-                            + "running it again carries on");
-                    return progress.result(false);
+                    return interrupted(progress);
                 }
-                long start = System.nanoTime();
-                List<Element> elements = store.peek(bridged.target(), source, CHUNK, Duration.ZERO);
-                progress.called(start);
-                if (elements.isEmpty()) {
-                    break;
+                List<Element> elements;
+                try {
+                    long start = System.nanoTime();
+                    elements = store.peek(bridged.target(), source, CHUNK, Duration.ZERO);
+                    progress.called(start);
+                    if (elements.isEmpty()) {
+                        break;
+                    }
+                    start = System.nanoTime();
+                    Adopted adopted = store.adopt(queue, bridged.target(), conversion.convert(elements));
+                    progress.called(start);
+                    progress.moved(adopted);
                 }
-                start = System.nanoTime();
-                Adopted adopted = store.adopt(queue, bridged.target(), conversion.convert(elements));
-                progress.called(start);
-                progress.moved(adopted);
+                catch (DelayQueueException ex) {
+                    if (!interruptedDuring(ex)) {
+                        throw ex;
+                    }
+                    // interrupted while waiting for a reply: the chunk moved entirely or not at all
+                    Thread.currentThread().interrupt();
+                    return interrupted(progress);
+                }
             }
         }
         logger.info("Queue '" + queue + "': migration complete: " + progress.jobs + " job(s), " + progress.dead
                 + " unreadable element(s) in the dead set, longest Redis call " + progress.longest.toMillis() + " ms");
         return progress.result(true);
+    }
+
+    private static boolean interruptedDuring(Throwable ex) {
+        for (Throwable t = ex; t != null; t = t.getCause()) {
+            if (t instanceof InterruptedException) {
+                return true;
+            }
+        }
+        return Thread.currentThread().isInterrupted();
+    }
+
+    private static Result interrupted(Progress progress) {
+        logger.info("Queue '" + progress.queue + "': migration interrupted after " + progress.jobs + " job(s); running it "
+                + "again carries on");
+        return progress.result(false);
     }
 
     /** Counts, the longest call, and a log line every few seconds. */
