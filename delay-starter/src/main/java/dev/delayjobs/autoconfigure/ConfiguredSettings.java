@@ -79,13 +79,18 @@ final class ConfiguredSettings implements QueueSettings.Source {
             String name = "delay.queues." + queue + ".";
             String list = o.getRedissonDelayedQueue();
             if (list == null) {
-                if (o.getRedissonCodec() != null || !o.getRedissonAllowedClasses().isEmpty()) {
-                    throw new InvalidConfigurationPropertyValueException(name + (o.getRedissonCodec() != null
-                            ? "redisson-codec" : "redisson-allowed-classes"), o.getRedissonCodec() != null
-                                    ? o.getRedissonCodec() : o.getRedissonAllowedClasses(),
-                            "applies only to a queue that bridges a Redisson RDelayedQueue: set " + name
-                                    + "redisson-delayed-queue to the name of its target list");
-                }
+                Map<String, Object> bridgeOnly = new LinkedHashMap<>();
+                bridgeOnly.put("redisson-codec", o.getRedissonCodec());
+                bridgeOnly.put("redisson-allowed-classes", o.getRedissonAllowedClasses().isEmpty() ? null
+                        : o.getRedissonAllowedClasses());
+                bridgeOnly.put("redisson-publish", o.getRedissonPublish());
+                bridgeOnly.forEach((property, value) -> {
+                    if (value != null) {
+                        throw new InvalidConfigurationPropertyValueException(name + property, value,
+                                "applies only to a queue that bridges a Redisson RDelayedQueue: set " + name
+                                        + "redisson-delayed-queue to the name of its target list");
+                    }
+                });
                 return;
             }
             if (list.isBlank() || list.length() > 512) {

@@ -49,7 +49,7 @@ public final class DelayBridgeAutoConfiguration {
             try {
                 queues.add(new BridgedQueue(queue, list, ElementFormats.resolve(queue, o.getRedissonCodec(),
                         o.getRedissonAllowedClasses(), name -> codecBean(beans, name), redisson.getConfig().getCodec(),
-                        payloads)));
+                        payloads), !Boolean.FALSE.equals(o.getRedissonPublish())));
             }
             catch (ElementFormats.InvalidFormatException ex) {
                 Object value = ex.property().endsWith("allowed-classes") ? o.getRedissonAllowedClasses() : o.getRedissonCodec();

@@ -595,11 +595,20 @@ public class DelayProperties {
         private String redissonCodec;
 
         /**
-         * Classes a binary codec of the bridged RDelayedQueue may build when reading an element:
-         * class names, or package names followed by ".*". Value types of java.lang, java.util,
-         * java.time and java.math are always allowed.
+         * Classes a binary codec of the bridged RDelayedQueue (Kryo5Codec, SerializationCodec) may
+         * build when reading an element: class names, or for SerializationCodec also packages as
+         * "com.acme.orders.*". Boxed primitives, String, the common collections, UUID, BigDecimal,
+         * BigInteger and the java.time value types are always allowed.
          */
         private List<String> redissonAllowedClasses = new ArrayList<>();
+
+        /**
+         * Whether publishes to a bridged queue are offered to its RDelayedQueue, so that consumers
+         * still calling take() get them (true), or stored as native jobs, with ids, keys, cancel,
+         * find and reschedule (false: the last step of a migration, while the starter still moves
+         * what old producers offer). Default true.
+         */
+        private Boolean redissonPublish;
 
         /**
          * Retry delays of this queue.
@@ -620,6 +629,14 @@ public class DelayProperties {
 
         public void setRedissonCodec(String redissonCodec) {
             this.redissonCodec = redissonCodec;
+        }
+
+        public Boolean getRedissonPublish() {
+            return redissonPublish;
+        }
+
+        public void setRedissonPublish(Boolean redissonPublish) {
+            this.redissonPublish = redissonPublish;
         }
 
         public List<String> getRedissonAllowedClasses() {

@@ -28,7 +28,7 @@ public final class BridgedQueues {
     static UnsupportedOperationException refused(BridgedQueue queue, String what) {
         return new UnsupportedOperationException("Queue '" + queue.queue() + "' runs in compatibility mode over the "
                 + "Redisson RDelayedQueue '" + queue.target() + "', whose elements have no id or key: " + what
-                + " needs a native queue. Migrate it (POST /actuator/delayqueues/" + queue.queue() + "/migrate, "
-                + "see docs/migration.md), then remove delay.queues." + queue.queue() + ".redisson-delayed-queue");
+                + " needs native jobs. Set delay.queues." + queue.queue() + ".redisson-publish=false once no consumer "
+                + "calls take() on the list any more, so that publishes become native jobs (see docs/migration.md)");
     }
 }

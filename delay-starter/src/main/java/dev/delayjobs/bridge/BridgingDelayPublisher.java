@@ -17,9 +17,10 @@ import dev.delayjobs.redis.RedissonQueueStore;
 /**
  * The {@link DelayPublisher} when queues are bridged: a publish to a bridged queue is offered to its
  * Redisson {@code RDelayedQueue} with the queue's codec, so that consumers still blocked in
- * {@code take()} keep receiving during a rolling migration; every other queue goes to the native
- * publisher. Keys, cancel, reschedule and find are refused for a bridged queue: its elements have
- * no id, and finding one would mean scanning the whole queue.
+ * {@code take()} keep receiving during a rolling migration; every other queue, and a bridged queue
+ * with {@code redisson-publish=false}, goes to the native publisher. Keys, cancel, reschedule and
+ * find are refused for a queue whose publishes are offered: its elements have no id, and finding one
+ * would mean scanning the whole queue.
  */
 public final class BridgingDelayPublisher implements DelayPublisher {
 
@@ -75,7 +76,7 @@ public final class BridgingDelayPublisher implements DelayPublisher {
      */
     @Override
     public List<String> publishAll(String queue, List<PublishRequest> requests) {
-        Optional<BridgedQueue> bridged = queues.find(JobArguments.queue(queue));
+        Optional<BridgedQueue> bridged = queues.find(JobArguments.queue(queue)).filter(BridgedQueue::offersPublishes);
         if (bridged.isEmpty()) {
             return nativePublisher.publishAll(queue, requests);
         }
@@ -144,7 +145,7 @@ public final class BridgingDelayPublisher implements DelayPublisher {
     }
 
     private void refuseIfBridged(String queue, String what) {
-        queues.find(JobArguments.queue(queue)).ifPresent(bridged -> {
+        queues.find(JobArguments.queue(queue)).filter(BridgedQueue::offersPublishes).ifPresent(bridged -> {
             throw BridgedQueues.refused(bridged, what);
         });
     }

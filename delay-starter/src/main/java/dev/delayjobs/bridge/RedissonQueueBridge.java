@@ -51,9 +51,10 @@ public final class RedissonQueueBridge implements SmartLifecycle {
                 adopters.add(adopter);
             });
         }
-        logger.info("Queues in compatibility mode, read and published through Redisson's deprecated RDelayedQueue: "
+        logger.info("Queues in compatibility mode, read through Redisson's deprecated RDelayedQueue: "
                 + queues.all().stream().map(q -> "'" + q.queue() + "' (list '" + q.target() + "', "
-                        + q.format().describe() + ")").collect(Collectors.joining(", "))
+                        + q.format().describe() + ", publishes " + (q.offersPublishes() ? "offered to it" : "native jobs")
+                        + ")").collect(Collectors.joining(", "))
                 + ". Migrate them to native queues to stop depending on it: see docs/migration.md");
         running = true;
     }

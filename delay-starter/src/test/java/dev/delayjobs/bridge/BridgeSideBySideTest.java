@@ -130,6 +130,29 @@ class BridgeSideBySideTest {
         }
     }
 
+    @Test
+    void withRedissonPublishOffPublishesAreNativeWhileWhatOldProducersOfferIsStillHandled() {
+        String list = "legacy-" + UUID.randomUUID();
+        try (LegacyProducer oldProducer = new LegacyProducer(list, StringCodec.INSTANCE);
+                ConfigurableApplicationContext app = TestApps.run(TestRedis.uniquePrefix(), List.of(BridgeHandlers.class),
+                        "test.queue=" + list, "delay.queues." + list + ".redisson-delayed-queue=" + list,
+                        "delay.queues." + list + ".redisson-codec=string", "delay.queues." + list + ".redisson-publish=false")) {
+            DelayPublisher publisher = app.getBean(DelayPublisher.class);
+            Closed closed = app.getBean(Closed.class);
+            String id = publisher.publish(list, PublishRequest.of(new OrderClose(1, "unpaid")).delay(Duration.ofMillis(300))
+                    .key("order-1"));
+            assertThat(publisher.find(list, id)).as("a native job: found by its id").isPresent();
+            assertThat(oldProducer.client().getScoredSortedSet("redisson_delay_queue_timeout:{" + list + "}").size())
+                    .as("nothing offered to the RDelayedQueue").isZero();
+            String cancelled = publisher.publish(list, new OrderClose(2, "unpaid"), Duration.ofMinutes(5));
+            assertThat(publisher.cancel(list, cancelled)).isTrue();
+            oldProducer.offer("{\"orderId\":3,\"reason\":\"unpaid\"}", Duration.ofMillis(200));
+
+            await().atMost(Duration.ofSeconds(20)).until(() -> closed.handledAt.keySet().containsAll(List.of(1L, 3L)));
+            assertThat(closed.handledAt).containsOnlyKeys(1L, 3L);
+        }
+    }
+
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = { "kryo", "javaSerialization" })
     void anElementNamingAClassNotAllowedGoesToTheDeadSetWithTheReason(String codecName) {

@@ -3,6 +3,8 @@ package dev.delayjobs.bridge;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.redisson.spring.starter.RedissonAutoConfigurationV4;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
@@ -78,12 +80,13 @@ class DelayBridgeAutoConfigurationTest {
                 });
     }
 
-    @Test
-    void refusesCodecSettingsOnAQueueThatBridgesNothing() {
-        runner.withPropertyValues("delay.queues.orders.redisson-codec=string").run(context -> {
+    @ParameterizedTest
+    @ValueSource(strings = { "redisson-codec=string", "redisson-allowed-classes=com.acme.Order", "redisson-publish=false" })
+    void refusesBridgeSettingsOnAQueueThatBridgesNothing(String setting) {
+        runner.withPropertyValues("delay.queues.orders." + setting).run(context -> {
             assertThat(context).hasFailed();
             assertThat(context.getStartupFailure()).rootCause()
-                    .hasMessageContaining("delay.queues.orders.redisson-codec")
+                    .hasMessageContaining("delay.queues.orders." + setting.substring(0, setting.indexOf('=')))
                     .hasMessageContaining("set delay.queues.orders.redisson-delayed-queue");
         });
     }
