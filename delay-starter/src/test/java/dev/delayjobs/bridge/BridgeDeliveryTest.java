@@ -22,6 +22,7 @@ import org.redisson.client.codec.StringCodec;
 import org.redisson.codec.JsonJacksonCodec;
 import org.redisson.codec.Kryo5Codec;
 import org.redisson.codec.SerializationCodec;
+import org.redisson.codec.TypedJsonJacksonCodec;
 import org.springframework.context.ConfigurableApplicationContext;
 
 import dev.delayjobs.bridge.BridgeHandlers.Closed;
@@ -47,6 +48,8 @@ class BridgeDeliveryTest {
         return Stream.of(
                 Arguments.of("string", StringCodec.INSTANCE, asJsonText, List.<String>of()),
                 Arguments.of("json", new JsonJacksonCodec(), Function.<Object>identity(), List.<String>of()),
+                Arguments.of("typedJson", new TypedJsonJacksonCodec(OrderClose.class), Function.<Object>identity(),
+                        List.<String>of()),
                 Arguments.of("kryo", new Kryo5Codec(), Function.<Object>identity(), List.of(OrderClose.class.getName())),
                 Arguments.of("javaSerialization", new SerializationCodec(), Function.<Object>identity(),
                         List.of("dev.delayjobs.bridge.*")));

@@ -7,6 +7,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.redisson.client.codec.Codec;
 import org.redisson.codec.Kryo5Codec;
 import org.redisson.codec.SerializationCodec;
+import org.redisson.codec.TypedJsonJacksonCodec;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -42,6 +43,11 @@ class BridgeHandlers {
     @Bean
     Codec kryo() {
         return new Kryo5Codec();
+    }
+
+    @Bean
+    Codec typedJson() {
+        return new TypedJsonJacksonCodec(OrderClose.class);
     }
 
     @Bean
