@@ -50,6 +50,9 @@ record RunFigures(int published, int failed, double publishRate, int delivered, 
             while ((line = in.readLine()) != null) {
                 String[] parts = line.split(" ");
                 int n = Integer.parseInt(parts[0]);
+                if (n >= SeparateProducer.WARM_UP_NUMBERS) {
+                    continue;
+                }
                 dues[lines] = Long.parseLong(parts[1]);
                 handled[lines] = Long.parseLong(parts[2]);
                 lateness[lines] = handled[lines] - dues[lines] * 1000;

@@ -23,7 +23,8 @@ import dev.delayjobs.embeddedredis.RedisServerProcess;
  * runs 3 times per engine, the engines' order alternating between runs; markdown goes to stdout.
  * Run with
  * {@code java -cp delay-benchmark/target/delay-benchmark.jar -Dloader.main=dev.delayjobs.benchmark.SeparateJvmBenchmark org.springframework.boot.loader.launch.PropertiesLauncher}
- * (options: {@code --runs=3 --seconds=20 --scenarios=1000,1500,3000,burst --burst=10000}).
+ * (options: {@code --runs=3 --seconds=20 --scenarios=1000,1500,3000,burst --burst=10000}; {@code --warm-up-jobs=N}
+ * is a diagnostic: each consumer first handles a burst of N jobs, so it is no longer cold).
  */
 public final class SeparateJvmBenchmark {
 
@@ -51,6 +52,7 @@ public final class SeparateJvmBenchmark {
         int runs = Integer.parseInt(option(args, "runs", "3"));
         int seconds = Integer.parseInt(option(args, "seconds", "20"));
         int burstJobs = Integer.parseInt(option(args, "burst", "10000"));
+        int warmUpJobs = Integer.parseInt(option(args, "warm-up-jobs", "0"));
         List<Scenario> scenarios = new ArrayList<>();
         for (String name : option(args, "scenarios", "1000,1500,3000,burst").split(",")) {
             scenarios.add(name.equals("burst")
@@ -62,6 +64,9 @@ public final class SeparateJvmBenchmark {
         try (RedisServerProcess redis = RedisServerProcess.builder().binary(RedisServerProcess.onPath().orElse(null)).start()) {
             System.out.println("# separate JVMs, cold consumer: " + redisVersion(redis.binary()) + " (" + redis.binary() + ") at "
                     + redis.address() + ", " + Instant.now() + ", logs in " + logs);
+            if (warmUpJobs > 0) {
+                System.out.println("\nNot cold: each consumer first handled a warm-up burst of " + warmUpJobs + " jobs.");
+            }
             System.out.println();
             System.out.println("| run | scenario | engine | published | failed | publish jobs/s | delivered | lost | dup | early "
                     + "| late p50 ms | late p99 ms | late max ms | p99 first 3 s / later | drain ms | consumer ready ms | consumer GC ms | consumer JIT ms |");
@@ -70,7 +75,7 @@ public final class SeparateJvmBenchmark {
                 for (Scenario scenario : scenarios) {
                     String[] order = run % 2 == 1 ? ENGINES : new String[] { ENGINES[1], ENGINES[0] };
                     for (String engine : order) {
-                        RunFigures f = measure(redis, run, scenario, engine, logs);
+                        RunFigures f = measure(redis, run, scenario, engine, logs, warmUpJobs);
                         results.computeIfAbsent(scenario, s -> new LinkedHashMap<>()).computeIfAbsent(engine, e -> new ArrayList<>()).add(f);
                         System.out.printf("| %d | %s | %s | %d | %d | %,.0f | %d | %d | %d | %d | %.1f | %.1f | %.1f | %.1f / %.1f | %.0f | %d | %d | %d |%n",
                                 run, scenario.name(), engine, f.published(), f.failed(), f.publishRate(), f.delivered(), f.lost(),
@@ -83,7 +88,8 @@ public final class SeparateJvmBenchmark {
         printSummary(results);
     }
 
-    private static RunFigures measure(RedisServerProcess redis, int run, Scenario scenario, String engine, Path logs) throws IOException {
+    private static RunFigures measure(RedisServerProcess redis, int run, Scenario scenario, String engine, Path logs, int warmUpJobs)
+            throws IOException {
         String id = "sep" + run + "-" + (scenario.burst() ? "burst" : scenario.rate()) + "-" + engine;
         boolean starter = engine.equals("starter");
         List<String> common = List.of("--spring.data.redis.host=" + redis.host(), "--spring.data.redis.port=" + redis.port(),
@@ -91,7 +97,7 @@ public final class SeparateJvmBenchmark {
                 "--bench.engine=" + engine, "--bench.queue=" + (starter ? ColdConsumer.STARTER_QUEUE : id));
         Path handled = logs.resolve(id + ".handled");
         List<String> consumerArgs = new ArrayList<>(common);
-        consumerArgs.addAll(List.of("--bench.capacity=" + (scenario.expected() * 2 + 1000), "--bench.out=" + handled));
+        consumerArgs.addAll(List.of("--bench.capacity=" + ((scenario.expected() + warmUpJobs) * 2 + 1000), "--bench.out=" + handled));
         List<String> producerArgs = new ArrayList<>(common);
         producerArgs.addAll(scenario.burst()
                 ? List.of("--bench.mode=burst", "--bench.jobs=" + scenario.jobs(), "--bench.lead-ms=" + BURST_LEAD_MS)
@@ -102,6 +108,9 @@ public final class SeparateJvmBenchmark {
             consumer.await("ready", START_TIMEOUT);
             long startupMs = (System.nanoTime() - started) / 1_000_000;
             producer.await("ready", START_TIMEOUT);
+            if (warmUpJobs > 0) {
+                warmUp(consumer, producer, warmUpJobs);
+            }
             producer.send("go");
             String[] report = producer.await("published", Duration.ofSeconds(scenario.seconds() + 300)).split(" ");
             int published = Integer.parseInt(report[0]);
@@ -112,7 +121,7 @@ public final class SeparateJvmBenchmark {
                 System.out.println("<!-- " + id + ": the burst's publishing ended " + (Long.parseLong(report[4]) - lastDue)
                         + " ms after its due time -->");
             }
-            while (consumer.count() < published && System.currentTimeMillis() < lastDue + DRAIN_TIMEOUT_MS && consumer.isAlive()) {
+            while (consumer.count() < published + warmUpJobs && System.currentTimeMillis() < lastDue + DRAIN_TIMEOUT_MS && consumer.isAlive()) {
                 Pace.sleepMs(20);
             }
             Pace.sleepMs(300); // a late duplicate would still be counted
@@ -124,6 +133,17 @@ public final class SeparateJvmBenchmark {
             return RunFigures.read(handled, published, failed, published / publishSeconds, Long.parseLong(done[0]),
                     Long.parseLong(done[1]), startupMs);
         }
+    }
+
+    /** A diagnostic, not what users run: a burst the consumer handles before the measured publishing starts. */
+    private static void warmUp(ChildJvm consumer, ChildJvm producer, int jobs) {
+        producer.send("warm " + jobs);
+        producer.await("published", Duration.ofMinutes(2));
+        long deadline = System.currentTimeMillis() + DRAIN_TIMEOUT_MS * 2;
+        while (consumer.count() < jobs && System.currentTimeMillis() < deadline) {
+            Pace.sleepMs(20);
+        }
+        Pace.sleepMs(1000);
     }
 
     private static void printSummary(Map<Scenario, Map<String, List<RunFigures>>> results) {

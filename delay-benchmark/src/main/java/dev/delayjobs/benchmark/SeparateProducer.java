@@ -34,13 +34,17 @@ import dev.delayjobs.benchmark.ColdConsumer.NumberedJob;
  * {@code --bench.mode=rate}: {@code bench.rate} jobs/s for {@code bench.seconds}, delays uniform in
  * 100..1100 ms; {@code burst}: {@code bench.jobs} jobs all due at the same instant,
  * {@code bench.lead-ms} after {@code go}. Then it says
- * {@code @@published <jobs> <failed> <seconds> <last due epoch ms>} and runs until {@code stop}.
+ * {@code @@published <jobs> <failed> <seconds> <last due epoch ms> <now epoch ms>} and runs until
+ * {@code stop}. {@code warm N} publishes a burst of N jobs due in 1 s (numbered from
+ * {@link #WARM_UP_NUMBERS}), to warm a consumer up before the measured publishing.
  */
 public final class SeparateProducer {
 
     static final int THREADS = 4;
     static final int MIN_DELAY_MS = 100;
     static final int MAX_DELAY_MS = 1100;
+    /** Jobs of a warm-up burst ({@code warm N}) are numbered from here, so figures can leave them out. */
+    static final int WARM_UP_NUMBERS = 1_000_000;
 
     private SeparateProducer() {
     }
@@ -78,8 +82,11 @@ public final class SeparateProducer {
                             Long.parseLong(ColdConsumer.arg(args, "seed")));
                 }
                 else {
-                    burst(toQueue, Integer.parseInt(ColdConsumer.arg(args, "jobs")), Long.parseLong(ColdConsumer.arg(args, "lead-ms")));
+                    burst(toQueue, 0, Integer.parseInt(ColdConsumer.arg(args, "jobs")), Long.parseLong(ColdConsumer.arg(args, "lead-ms")));
                 }
+            }
+            else if (line.startsWith("warm ")) {
+                burst(toQueue, WARM_UP_NUMBERS, Integer.parseInt(line.substring(5)), 1000);
             }
             else if (line.equals("stop")) {
                 break;
@@ -153,8 +160,8 @@ public final class SeparateProducer {
         run(threads, total, failed, start, lastDue);
     }
 
-    /** {@code jobs} jobs due {@code leadMs} from now, all at the same millisecond. */
-    private static void burst(Publish publish, int jobs, long leadMs) throws InterruptedException {
+    /** {@code jobs} jobs numbered from {@code first}, due {@code leadMs} from now, all at the same millisecond. */
+    private static void burst(Publish publish, int firstNumber, int jobs, long leadMs) throws InterruptedException {
         long due = System.currentTimeMillis() + leadMs;
         AtomicInteger failed = new AtomicInteger();
         long start = System.nanoTime();
@@ -164,7 +171,7 @@ public final class SeparateProducer {
             threads.add(new Thread(() -> {
                 for (int i = first; i < jobs; i += THREADS) {
                     try {
-                        publish.at(i, due);
+                        publish.at(firstNumber + i, due);
                     }
                     catch (RuntimeException ex) {
                         failed.incrementAndGet();
