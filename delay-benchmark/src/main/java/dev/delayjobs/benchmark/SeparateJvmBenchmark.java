@@ -157,7 +157,7 @@ public final class SeparateJvmBenchmark {
                 spread(runs, RunFigures::delivered, "%.0f"), spread(runs, RunFigures::lost, "%.0f"),
                 spread(runs, RunFigures::early, "%.0f"), spread(runs, RunFigures::publishRate, "%,.0f"),
                 spread(runs, RunFigures::p50, "%.1f"), spread(runs, RunFigures::p99, "%.1f"), spread(runs, RunFigures::max, "%.1f"),
-                spread(runs, RunFigures::p99FirstSeconds, "%.1f"), spread(runs, RunFigures::drainMs, "%.0f"))));
+                spread(runs, RunFigures::p99FirstSeconds, "%.1f"), scenario.burst() ? spread(runs, RunFigures::drainMs, "%.0f") : "")));
         System.out.println();
         System.out.println("Starter / anchor, per run (below 1: the starter is better):");
         System.out.println();
