@@ -1,0 +1,106 @@
+package dev.delayjobs.benchmark;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.BitSet;
+
+/**
+ * The figures of one measured run of one engine, from its consumer's {@link Deliveries} file and
+ * its producer's report. Lateness is handler start minus due time, in ms.
+ *
+ * @param published jobs the producer published without an error
+ * @param failed publish calls that threw
+ * @param publishRate published jobs per second of publishing
+ * @param delivered distinct jobs handled
+ * @param duplicates deliveries beyond the first of a job
+ * @param early deliveries before the due time
+ * @param p99FirstSeconds lateness p99 of the jobs due in the first 3 s after the first due time (the cold consumer's start)
+ * @param p99Later lateness p99 of the jobs due later
+ * @param drainMs last handler start minus the first due time
+ * @param gcMs the consumer JVM's GC time, whole life
+ * @param jitMs the consumer JVM's JIT compilation time, whole life
+ * @param startupMs the consumer JVM's start until its application was ready
+ */
+record RunFigures(int published, int failed, double publishRate, int delivered, int duplicates, int early,
+        double p50, double p99, double max, double p99FirstSeconds, double p99Later, double drainMs,
+        long gcMs, long jitMs, long startupMs) {
+
+    int lost() {
+        return published - delivered;
+    }
+
+    static RunFigures read(Path file, int published, int failed, double publishRate, long gcMs, long jitMs, long startupMs)
+            throws IOException {
+        long[] lateness;
+        long[] dues;
+        long[] handled;
+        int lines = 0;
+        BitSet seen = new BitSet();
+        int delivered = 0;
+        try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.US_ASCII)) {
+            int count = Integer.parseInt(in.readLine().substring(2).trim());
+            lateness = new long[count];
+            dues = new long[count];
+            handled = new long[count];
+            String line;
+            while ((line = in.readLine()) != null) {
+                String[] parts = line.split(" ");
+                int n = Integer.parseInt(parts[0]);
+                if (n >= SeparateProducer.WARM_UP_NUMBERS) {
+                    continue;
+                }
+                dues[lines] = Long.parseLong(parts[1]);
+                handled[lines] = Long.parseLong(parts[2]);
+                lateness[lines] = handled[lines] - dues[lines] * 1000;
+                lines++;
+                if (n < published + failed && !seen.get(n)) {
+                    seen.set(n);
+                    delivered++;
+                }
+            }
+        }
+        if (lines == 0) {
+            return new RunFigures(published, failed, publishRate, 0, 0, 0, Double.NaN, Double.NaN, Double.NaN, Double.NaN,
+                    Double.NaN, Double.NaN, gcMs, jitMs, startupMs);
+        }
+        long firstDue = Arrays.stream(dues, 0, lines).min().getAsLong();
+        long lastHandled = Arrays.stream(handled, 0, lines).max().getAsLong();
+        int early = (int) Arrays.stream(lateness, 0, lines).filter(l -> l < 0).count();
+        long[] first = new long[lines];
+        long[] later = new long[lines];
+        int firstCount = 0;
+        int laterCount = 0;
+        for (int i = 0; i < lines; i++) {
+            if (dues[i] < firstDue + 3000) {
+                first[firstCount++] = lateness[i];
+            }
+            else {
+                later[laterCount++] = lateness[i];
+            }
+        }
+        long[] sorted = Arrays.copyOf(lateness, lines);
+        Arrays.sort(sorted);
+        return new RunFigures(published, failed, publishRate, delivered, lines - delivered, early,
+                quantile(sorted, 0.50), quantile(sorted, 0.99), sorted[lines - 1] / 1000.0,
+                p99(first, firstCount), p99(later, laterCount), lastHandled / 1000.0 - firstDue, gcMs, jitMs, startupMs);
+    }
+
+    private static double p99(long[] values, int count) {
+        if (count == 0) {
+            return Double.NaN;
+        }
+        long[] sorted = Arrays.copyOf(values, count);
+        Arrays.sort(sorted);
+        return quantile(sorted, 0.99);
+    }
+
+    /** The nearest-rank quantile of sorted microseconds, in ms. */
+    private static double quantile(long[] sorted, double q) {
+        int index = (int) Math.ceil(q * sorted.length) - 1;
+        return sorted[Math.max(0, Math.min(sorted.length - 1, index))] / 1000.0;
+    }
+}

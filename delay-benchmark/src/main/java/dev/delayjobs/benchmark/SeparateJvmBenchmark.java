@@ -1,0 +1,204 @@
+package dev.delayjobs.benchmark;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.ToDoubleFunction;
+
+import dev.delayjobs.embeddedredis.RedisServerProcess;
+
+/**
+ * The starter and the anchor ({@code RDelayedQueue}) as users run them: producer and consumer in
+ * separate JVMs ({@link SeparateProducer}, {@link ColdConsumer}), the consumer started fresh for
+ * every run, 8 consumer threads, handlers that only record. Scenarios: single publishes from 4
+ * threads at 1,000, 1,500 and 3,000 jobs/s for 20 s (delays uniform in 100..1100 ms), and 10,000
+ * jobs all due at one instant (published ahead, due 5 s after the producer starts). Each scenario
+ * runs 3 times per engine, the engines' order alternating between runs; markdown goes to stdout.
+ * Run with
+ * {@code java -cp delay-benchmark/target/delay-benchmark.jar -Dloader.main=dev.delayjobs.benchmark.SeparateJvmBenchmark org.springframework.boot.loader.launch.PropertiesLauncher}
+ * (options: {@code --runs=3 --seconds=20 --scenarios=1000,1500,3000,burst --burst=10000}; {@code --warm-up-jobs=N}
+ * is a diagnostic: each consumer first handles a burst of N jobs, so it is no longer cold).
+ */
+public final class SeparateJvmBenchmark {
+
+    private static final String[] ENGINES = { "starter", "anchor" };
+    private static final Duration START_TIMEOUT = Duration.ofMinutes(3);
+    private static final long DRAIN_TIMEOUT_MS = 30_000;
+    private static final long BURST_LEAD_MS = 5_000;
+
+    private SeparateJvmBenchmark() {
+    }
+
+    /** One scenario: a publish rate for {@code seconds}, or {@code rate == 0} for a burst of {@code jobs}. */
+    private record Scenario(String name, int rate, int seconds, int jobs) {
+
+        boolean burst() {
+            return rate == 0;
+        }
+
+        int expected() {
+            return burst() ? jobs : rate * seconds;
+        }
+    }
+
+    public static void main(String[] args) throws IOException {
+        int runs = Integer.parseInt(option(args, "runs", "3"));
+        int seconds = Integer.parseInt(option(args, "seconds", "20"));
+        int burstJobs = Integer.parseInt(option(args, "burst", "10000"));
+        int warmUpJobs = Integer.parseInt(option(args, "warm-up-jobs", "0"));
+        List<Scenario> scenarios = new ArrayList<>();
+        for (String name : option(args, "scenarios", "1000,1500,3000,burst").split(",")) {
+            scenarios.add(name.equals("burst")
+                    ? new Scenario(String.format("%,d due at one instant", burstJobs), 0, 0, burstJobs)
+                    : new Scenario(String.format("%,d jobs/s for %d s", Integer.parseInt(name), seconds), Integer.parseInt(name), seconds, 0));
+        }
+        Path logs = Path.of("target", "separate-jvm", Long.toString(System.currentTimeMillis())).toAbsolutePath();
+        Map<Scenario, Map<String, List<RunFigures>>> results = new LinkedHashMap<>();
+        try (RedisServerProcess redis = RedisServerProcess.builder().binary(RedisServerProcess.onPath().orElse(null)).start()) {
+            System.out.println("# separate JVMs, cold consumer: " + redisVersion(redis.binary()) + " (" + redis.binary() + ") at "
+                    + redis.address() + ", " + Instant.now() + ", logs in " + logs);
+            if (warmUpJobs > 0) {
+                System.out.println("\nNot cold: each consumer first handled a warm-up burst of " + warmUpJobs + " jobs.");
+            }
+            System.out.println();
+            System.out.println("| run | scenario | engine | published | failed | publish jobs/s | delivered | lost | dup | early "
+                    + "| late p50 ms | late p99 ms | late max ms | p99 first 3 s / later | drain ms | consumer ready ms | consumer GC ms | consumer JIT ms |");
+            System.out.println("|--:|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
+            for (int run = 1; run <= runs; run++) {
+                for (Scenario scenario : scenarios) {
+                    String[] order = run % 2 == 1 ? ENGINES : new String[] { ENGINES[1], ENGINES[0] };
+                    for (String engine : order) {
+                        RunFigures f = measure(redis, run, scenario, engine, logs, warmUpJobs);
+                        results.computeIfAbsent(scenario, s -> new LinkedHashMap<>()).computeIfAbsent(engine, e -> new ArrayList<>()).add(f);
+                        System.out.printf("| %d | %s | %s | %d | %d | %,.0f | %d | %d | %d | %d | %.1f | %.1f | %.1f | %.1f / %.1f | %.0f | %d | %d | %d |%n",
+                                run, scenario.name(), engine, f.published(), f.failed(), f.publishRate(), f.delivered(), f.lost(),
+                                f.duplicates(), f.early(), f.p50(), f.p99(), f.max(), f.p99FirstSeconds(), f.p99Later(), f.drainMs(),
+                                f.startupMs(), f.gcMs(), f.jitMs());
+                    }
+                }
+            }
+        }
+        printSummary(results);
+    }
+
+    private static RunFigures measure(RedisServerProcess redis, int run, Scenario scenario, String engine, Path logs, int warmUpJobs)
+            throws IOException {
+        String id = "sep" + run + "-" + (scenario.burst() ? "burst" : scenario.rate()) + "-" + engine;
+        boolean starter = engine.equals("starter");
+        List<String> common = List.of("--spring.data.redis.host=" + redis.host(), "--spring.data.redis.port=" + redis.port(),
+                "--spring.main.banner-mode=off", "--logging.level.root=warn", "--delay.key-prefix=" + id,
+                "--bench.engine=" + engine, "--bench.queue=" + (starter ? ColdConsumer.STARTER_QUEUE : id));
+        Path handled = logs.resolve(id + ".handled");
+        List<String> consumerArgs = new ArrayList<>(common);
+        consumerArgs.addAll(List.of("--bench.capacity=" + ((scenario.expected() + warmUpJobs) * 2 + 1000), "--bench.out=" + handled));
+        List<String> producerArgs = new ArrayList<>(common);
+        producerArgs.addAll(scenario.burst()
+                ? List.of("--bench.mode=burst", "--bench.jobs=" + scenario.jobs(), "--bench.lead-ms=" + BURST_LEAD_MS)
+                : List.of("--bench.mode=rate", "--bench.rate=" + scenario.rate(), "--bench.seconds=" + scenario.seconds(), "--bench.seed=42"));
+        long started = System.nanoTime();
+        try (ChildJvm consumer = ChildJvm.start(id + "-consumer", ColdConsumer.class, logs, consumerArgs);
+                ChildJvm producer = ChildJvm.start(id + "-producer", SeparateProducer.class, logs, producerArgs)) {
+            consumer.await("ready", START_TIMEOUT);
+            long startupMs = (System.nanoTime() - started) / 1_000_000;
+            producer.await("ready", START_TIMEOUT);
+            if (warmUpJobs > 0) {
+                warmUp(consumer, producer, warmUpJobs);
+            }
+            producer.send("go");
+            String[] report = producer.await("published", Duration.ofSeconds(scenario.seconds() + 300)).split(" ");
+            int published = Integer.parseInt(report[0]);
+            int failed = Integer.parseInt(report[1]);
+            double publishSeconds = Double.parseDouble(report[2]);
+            long lastDue = Long.parseLong(report[3]);
+            if (scenario.burst() && Long.parseLong(report[4]) > lastDue) {
+                System.out.println("<!-- " + id + ": the burst's publishing ended " + (Long.parseLong(report[4]) - lastDue)
+                        + " ms after its due time -->");
+            }
+            while (consumer.count() < published + warmUpJobs && System.currentTimeMillis() < lastDue + DRAIN_TIMEOUT_MS && consumer.isAlive()) {
+                Pace.sleepMs(20);
+            }
+            Pace.sleepMs(300); // a late duplicate would still be counted
+            consumer.send("stop");
+            String[] done = consumer.await("done", Duration.ofSeconds(60)).split(" ");
+            producer.send("stop");
+            consumer.waitForExit(Duration.ofSeconds(30));
+            producer.waitForExit(Duration.ofSeconds(30));
+            return RunFigures.read(handled, published, failed, published / publishSeconds, Long.parseLong(done[0]),
+                    Long.parseLong(done[1]), startupMs);
+        }
+    }
+
+    /** A diagnostic, not what users run: a burst the consumer handles before the measured publishing starts. */
+    private static void warmUp(ChildJvm consumer, ChildJvm producer, int jobs) {
+        producer.send("warm " + jobs);
+        producer.await("published", Duration.ofMinutes(2));
+        long deadline = System.currentTimeMillis() + DRAIN_TIMEOUT_MS * 2;
+        while (consumer.count() < jobs && System.currentTimeMillis() < deadline) {
+            Pace.sleepMs(20);
+        }
+        Pace.sleepMs(1000);
+    }
+
+    private static void printSummary(Map<Scenario, Map<String, List<RunFigures>>> results) {
+        System.out.println();
+        System.out.println("Median (min-max) of the runs:");
+        System.out.println();
+        System.out.println("| scenario | engine | delivered | lost | early | publish jobs/s | late p50 ms | late p99 ms | late max ms | p99 first 3 s | drain ms |");
+        System.out.println("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
+        results.forEach((scenario, byEngine) -> byEngine.forEach((engine, runs) -> System.out.printf(
+                "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%n", scenario.name(), engine,
+                spread(runs, RunFigures::delivered, "%.0f"), spread(runs, RunFigures::lost, "%.0f"),
+                spread(runs, RunFigures::early, "%.0f"), spread(runs, RunFigures::publishRate, "%,.0f"),
+                spread(runs, RunFigures::p50, "%.1f"), spread(runs, RunFigures::p99, "%.1f"), spread(runs, RunFigures::max, "%.1f"),
+                spread(runs, RunFigures::p99FirstSeconds, "%.1f"), scenario.burst() ? spread(runs, RunFigures::drainMs, "%.0f") : "")));
+        System.out.println();
+        System.out.println("Starter / anchor, per run (below 1: the starter is better):");
+        System.out.println();
+        System.out.println("| scenario | figure | ratio per run |");
+        System.out.println("|---|---|---|");
+        results.forEach((scenario, byEngine) -> {
+            List<RunFigures> starter = byEngine.getOrDefault("starter", List.of());
+            List<RunFigures> anchor = byEngine.getOrDefault("anchor", List.of());
+            ToDoubleFunction<RunFigures> figure = scenario.burst() ? RunFigures::drainMs : RunFigures::p99;
+            List<String> ratios = new ArrayList<>();
+            for (int i = 0; i < Math.min(starter.size(), anchor.size()); i++) {
+                ratios.add(String.format("%.2f", figure.applyAsDouble(starter.get(i)) / figure.applyAsDouble(anchor.get(i))));
+            }
+            System.out.printf("| %s | %s | %s |%n", scenario.name(), scenario.burst() ? "drain time" : "lateness p99", String.join(", ", ratios));
+        });
+    }
+
+    private static String spread(List<RunFigures> runs, ToDoubleFunction<RunFigures> figure, String format) {
+        double[] values = runs.stream().mapToDouble(figure).sorted().toArray();
+        if (values.length == 0) {
+            return "";
+        }
+        String median = String.format(format, values[values.length / 2]);
+        return values.length == 1 ? median
+                : median + " (" + String.format(format, values[0]) + "-" + String.format(format, values[values.length - 1]) + ")";
+    }
+
+    private static String option(String[] args, String name, String fallback) {
+        return Arrays.stream(args).filter(a -> a.startsWith("--" + name + "=")).map(a -> a.substring(name.length() + 3))
+                .findFirst().orElse(fallback);
+    }
+
+    private static String redisVersion(String binary) {
+        try {
+            Process process = new ProcessBuilder(binary, "--version").redirectErrorStream(true).start();
+            String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            int v = out.indexOf("v=");
+            return v < 0 ? out.trim() : "Redis " + out.substring(v + 2, out.indexOf(' ', v));
+        }
+        catch (IOException ex) {
+            return "Redis (version unknown)";
+        }
+    }
+}
