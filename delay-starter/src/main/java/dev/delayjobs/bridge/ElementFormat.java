@@ -13,8 +13,10 @@ public interface ElementFormat {
     /** The codec the {@code RDelayedQueue} is opened with. */
     Codec codec();
 
-    /** What is offered to the {@code RDelayedQueue} for {@code payload}. */
-    Object toElement(Object payload);
+    /** What is offered to the {@code RDelayedQueue} for {@code payload}: by default the payload itself, for the codec to write. */
+    default Object toElement(Object payload) {
+        return payload;
+    }
 
     /**
      * Reads an element's bytes as {@code type}; throws when it cannot, with a reason that names no

@@ -26,11 +26,6 @@ final class JacksonTwoFormat implements ElementFormat {
     }
 
     @Override
-    public Object toElement(Object payload) {
-        return payload;
-    }
-
-    @Override
     public Object read(byte[] value, Type type) throws UnreadableElementException {
         ObjectMapper mapper = codec.getObjectMapper();
         try {

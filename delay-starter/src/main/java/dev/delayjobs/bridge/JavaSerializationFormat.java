@@ -39,11 +39,6 @@ final class JavaSerializationFormat implements ElementFormat {
     }
 
     @Override
-    public Object toElement(Object payload) {
-        return payload;
-    }
-
-    @Override
     public Object read(byte[] value, Type type) throws UnreadableElementException {
         String[] refused = new String[1];
         try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(value)) {

@@ -49,11 +49,6 @@ final class KryoFormat implements ElementFormat {
     }
 
     @Override
-    public Object toElement(Object payload) {
-        return payload;
-    }
-
-    @Override
     public synchronized Object read(byte[] value, Type type) throws UnreadableElementException {
         Object decoded;
         try {
