@@ -136,42 +136,42 @@ public final class SeparateProducer {
         int total = rate * seconds;
         long[] delays = new SplittableRandom(seed).longs(total, MIN_DELAY_MS, MAX_DELAY_MS + 1).toArray();
         long[] lastDue = new long[THREADS];
-        AtomicInteger failed = new AtomicInteger();
-        long start = System.nanoTime();
-        List<Thread> threads = new ArrayList<>();
-        for (int t = 0; t < THREADS; t++) {
-            int first = t;
-            threads.add(new Thread(() -> {
-                for (int i = first; i < total; i += THREADS) {
-                    long wait = start + (long) (i * 1e9 / rate) - System.nanoTime();
-                    if (wait > 0) {
-                        LockSupport.parkNanos(wait);
-                    }
-                    try {
-                        publish.delayed(i, delays[i]);
-                        lastDue[first] = Math.max(lastDue[first], System.currentTimeMillis() + delays[i]);
-                    }
-                    catch (RuntimeException ex) {
-                        failed.incrementAndGet();
-                    }
-                }
-            }, "producer-" + t));
-        }
-        run(threads, total, failed, start, lastDue);
+        sendAll(total, lastDue, (thread, i, startNanos) -> {
+            long wait = startNanos + (long) (i * 1e9 / rate) - System.nanoTime();
+            if (wait > 0) {
+                LockSupport.parkNanos(wait);
+            }
+            publish.delayed(i, delays[i]);
+            lastDue[thread] = Math.max(lastDue[thread], System.currentTimeMillis() + delays[i]);
+        });
     }
 
     /** {@code jobs} jobs numbered from {@code first}, due {@code leadMs} from now, all at the same millisecond. */
     private static void burst(Publish publish, int firstNumber, int jobs, long leadMs) throws InterruptedException {
         long due = System.currentTimeMillis() + leadMs;
+        sendAll(jobs, new long[] { due }, (thread, i, startNanos) -> publish.at(firstNumber + i, due));
+    }
+
+    /** Sends one job of a run; a RuntimeException counts as a failed publish. */
+    private interface JobSender {
+
+        void send(int thread, int job, long startNanos);
+    }
+
+    /**
+     * Sends jobs 0 to {@code jobs - 1} from {@link #THREADS} threads (thread t sends t, t + THREADS,
+     * ...), then reports how many were published, how long it took and the latest due time.
+     */
+    private static void sendAll(int jobs, long[] lastDue, JobSender sender) throws InterruptedException {
         AtomicInteger failed = new AtomicInteger();
         long start = System.nanoTime();
         List<Thread> threads = new ArrayList<>();
         for (int t = 0; t < THREADS; t++) {
-            int first = t;
+            int thread = t;
             threads.add(new Thread(() -> {
-                for (int i = first; i < jobs; i += THREADS) {
+                for (int i = thread; i < jobs; i += THREADS) {
                     try {
-                        publish.at(firstNumber + i, due);
+                        sender.send(thread, i, start);
                     }
                     catch (RuntimeException ex) {
                         failed.incrementAndGet();
@@ -179,10 +179,6 @@ public final class SeparateProducer {
                 }
             }, "producer-" + t));
         }
-        run(threads, jobs, failed, start, new long[] { due });
-    }
-
-    private static void run(List<Thread> threads, int jobs, AtomicInteger failed, long start, long[] lastDue) throws InterruptedException {
         threads.forEach(Thread::start);
         for (Thread thread : threads) {
             thread.join();
