@@ -7,9 +7,9 @@ import java.util.function.Supplier;
 import dev.delayjobs.DelayPublisher;
 import dev.delayjobs.JobInfo;
 import dev.delayjobs.JobState;
+import dev.delayjobs.partition.PartitionedQueues;
 import dev.delayjobs.redis.QueueTestOperations;
 import dev.delayjobs.redis.QueueStats;
-import dev.delayjobs.redis.RedisJobStore;
 
 /**
  * Drives the application's delay queues from a test, on the real Redis: makes jobs due now
@@ -28,12 +28,12 @@ public final class DelayQueueTester {
 
     private static final Duration POLL = Duration.ofMillis(20);
 
-    private final RedisJobStore store;
+    private final PartitionedQueues store;
     private final QueueTestOperations operations;
     private final DelayPublisher publisher;
     private final Duration timeout;
 
-    DelayQueueTester(RedisJobStore store, QueueTestOperations operations, DelayPublisher publisher, Duration timeout) {
+    DelayQueueTester(PartitionedQueues store, QueueTestOperations operations, DelayPublisher publisher, Duration timeout) {
         this.store = store;
         this.operations = operations;
         this.publisher = publisher;
@@ -56,7 +56,11 @@ public final class DelayQueueTester {
         if (window == null || window.isNegative()) {
             throw new IllegalArgumentException("window must be zero or positive, was " + window);
         }
-        return operations.fastForward(queue, window);
+        long moved = 0;
+        for (String partition : store.layout(queue).partitions()) {
+            moved += operations.fastForward(partition, window);
+        }
+        return moved;
     }
 
     /**
@@ -92,7 +96,7 @@ public final class DelayQueueTester {
     /** Waits until nothing of {@code queue} is ready, running or due: what was due has been handled. */
     public void awaitIdle(String queue) {
         await("queue '" + queue + "' to be idle", () -> {
-            QueueStats stats = store.stats(queue);
+            QueueStats stats = store.stats(queue).total();
             boolean due = stats.nextDueAt() >= 0 && stats.nextDueAt() <= stats.serverNow();
             return stats.ready() == 0 && stats.running() == 0 && !due ? Result.finished()
                     : Result.waiting(stats.ready() + " ready, " + stats.running() + " running" + (due ? ", delayed jobs due" : ""));
@@ -102,13 +106,13 @@ public final class DelayQueueTester {
     /** Deletes every job of the queues and their counters (for a clean start between tests). */
     public void clear(String... queues) {
         for (String queue : queues) {
-            operations.clear(queue);
+            store.layout(queue).partitions().forEach(operations::clear);
         }
     }
 
     /** Clears every queue known under the application's {@code delay.key-prefix}. */
     public void clearAll() {
-        store.knownQueues().forEach(operations::clear);
+        clear(store.knownQueues().toArray(String[]::new));
     }
 
     private void await(String what, Supplier<Result> check) {

@@ -10,6 +10,7 @@ import org.springframework.context.annotation.Bean;
 
 import dev.delayjobs.DelayPublisher;
 import dev.delayjobs.autoconfigure.DelayAutoConfiguration;
+import dev.delayjobs.partition.PartitionedQueues;
 import dev.delayjobs.redis.QueueTestOperations;
 import dev.delayjobs.redis.RedisJobStore;
 
@@ -23,8 +24,9 @@ public final class DelayTestAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    DelayQueueTester delayQueueTester(RedisJobStore store, RedissonClient redisson, DelayPublisher publisher) {
-        return new DelayQueueTester(store, new QueueTestOperations(redisson, store.prefix()), publisher,
+    DelayQueueTester delayQueueTester(RedisJobStore store, PartitionedQueues queues, RedissonClient redisson,
+            DelayPublisher publisher) {
+        return new DelayQueueTester(queues, new QueueTestOperations(redisson, store.prefix()), publisher,
                 Duration.ofSeconds(10));
     }
 }

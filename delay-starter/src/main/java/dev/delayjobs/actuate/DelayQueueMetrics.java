@@ -13,7 +13,7 @@ import org.apache.commons.logging.LogFactory;
 
 import dev.delayjobs.core.DelayQueueObserver;
 import dev.delayjobs.redis.QueueStats;
-import dev.delayjobs.redis.RedisJobStore;
+import dev.delayjobs.partition.PartitionedQueues;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -40,13 +40,13 @@ public class DelayQueueMetrics implements MeterBinder, DelayQueueObserver {
 
     private static final Log logger = LogFactory.getLog(DelayQueueMetrics.class);
 
-    private final RedisJobStore store;
+    private final PartitionedQueues store;
     private final Duration cacheTtl;
     private final Map<String, CachedStats> stats = new ConcurrentHashMap<>();
     private final Map<String, Meters> meters = new ConcurrentHashMap<>();
     private volatile MeterRegistry registry;
 
-    public DelayQueueMetrics(RedisJobStore store, Duration cacheTtl) {
+    public DelayQueueMetrics(PartitionedQueues store, Duration cacheTtl) {
         this.store = store;
         this.cacheTtl = cacheTtl;
     }
@@ -111,7 +111,7 @@ public class DelayQueueMetrics implements MeterBinder, DelayQueueObserver {
         synchronized (cached) {
             if (!cached.read || System.nanoTime() - cached.readAt > cacheTtl.toNanos()) {
                 try {
-                    cached.value = store.stats(queue);
+                    cached.value = store.stats(queue).total();
                 }
                 catch (RuntimeException ex) {
                     cached.value = null;

@@ -19,7 +19,7 @@ import dev.delayjobs.bridge.RedissonQueueMigration;
 import dev.delayjobs.core.JobArguments;
 import dev.delayjobs.listener.ListenerContainerRegistry;
 import dev.delayjobs.redis.DeadJobs;
-import dev.delayjobs.redis.RedisJobStore;
+import dev.delayjobs.partition.PartitionedQueues;
 
 /**
  * {@code /actuator/delayqueues}: every queue known under the key prefix, with its counts,
@@ -34,18 +34,18 @@ public class DelayQueuesEndpoint {
     static final int DEFAULT_PAGE_SIZE = 20;
     static final int MAX_PAGE_SIZE = 500;
 
-    private final RedisJobStore store;
+    private final PartitionedQueues store;
     private final ListenerContainerRegistry registry;
     private final DelayQueueControl control;
     private final @Nullable RedissonQueueMigration migration;
 
-    public DelayQueuesEndpoint(RedisJobStore store, @Nullable ListenerContainerRegistry registry,
+    public DelayQueuesEndpoint(PartitionedQueues store, @Nullable ListenerContainerRegistry registry,
             DelayQueueControl control) {
         this(store, registry, control, null);
     }
 
     /** @param migration migrates queues that bridge a Redisson RDelayedQueue; null when none does */
-    public DelayQueuesEndpoint(RedisJobStore store, @Nullable ListenerContainerRegistry registry,
+    public DelayQueuesEndpoint(PartitionedQueues store, @Nullable ListenerContainerRegistry registry,
             DelayQueueControl control, @Nullable RedissonQueueMigration migration) {
         this.store = store;
         this.registry = registry;
@@ -74,7 +74,7 @@ public class DelayQueuesEndpoint {
             throw new InvalidEndpointRequestException("page must be >= 0 and size between 1 and " + MAX_PAGE_SIZE,
                     "invalid page or size");
         }
-        DeadJobs.Page dead = store.deadJobs().page(queue, pageNumber * pageSize, pageSize);
+        DeadJobs.Page dead = store.deadPage(queue, pageNumber * pageSize, pageSize);
         List<DeadJobView> jobs = dead.jobs().stream()
                 .map(j -> new DeadJobView(j.id(), j.attempts(), j.lastError(), Instant.ofEpochMilli(j.diedAt())))
                 .toList();
@@ -128,8 +128,8 @@ public class DelayQueuesEndpoint {
         }
         List<String> ids = id == null ? List.of() : List.of(id);
         long affected = switch (action) {
-            case "requeue-dead" -> store.deadJobs().requeue(queue, ids);
-            case "delete-dead" -> store.deadJobs().delete(queue, ids);
+            case "requeue-dead" -> store.requeueDead(queue, ids);
+            case "delete-dead" -> store.deleteDead(queue, ids);
             case "cancel" -> {
                 if (id == null) {
                     throw new InvalidEndpointRequestException("cancel needs the id of the job", "missing id");

@@ -11,7 +11,7 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
 
 import dev.delayjobs.redis.QueueStats;
-import dev.delayjobs.redis.RedisJobStore;
+import dev.delayjobs.partition.PartitionedQueues;
 
 /**
  * {@code delayQueues} health: DOWN when Redis cannot be reached; the configured status (DOWN by
@@ -23,7 +23,7 @@ public class DelayQueuesHealthIndicator implements HealthIndicator {
 
     private static final Log logger = LogFactory.getLog(DelayQueuesHealthIndicator.class);
 
-    private final RedisJobStore store;
+    private final PartitionedQueues store;
     private final Duration overdueThreshold;
     private final Status overdueStatus;
     private final Duration cacheTtl;
@@ -34,7 +34,7 @@ public class DelayQueuesHealthIndicator implements HealthIndicator {
      * @param cacheTtl how long one check's result answers (it costs one Redis call per queue, and
      *     probes may call often); zero checks every time
      */
-    public DelayQueuesHealthIndicator(RedisJobStore store, Duration overdueThreshold, Status overdueStatus,
+    public DelayQueuesHealthIndicator(PartitionedQueues store, Duration overdueThreshold, Status overdueStatus,
             Duration cacheTtl) {
         this.store = store;
         this.overdueThreshold = overdueThreshold;
@@ -66,7 +66,7 @@ public class DelayQueuesHealthIndicator implements HealthIndicator {
         Map<String, Object> queues = new LinkedHashMap<>();
         Map<String, Long> overdue = new LinkedHashMap<>();
         for (String queue : RegisteredQueues.of(store)) {
-            QueueStats stats = store.stats(queue);
+            QueueStats stats = store.stats(queue).total();
             long lateness = stats.oldestLatenessMillis();
             Map<String, Object> detail = new LinkedHashMap<>();
             detail.put("delayed", stats.delayed());

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 
 import dev.delayjobs.RateLimit;
+import dev.delayjobs.partition.PartitionedStats;
 import dev.delayjobs.redis.QueueStats;
 
 /**
@@ -28,12 +29,14 @@ import dev.delayjobs.redis.QueueStats;
  *     (its counts include the elements still in the Redisson queue)
  * @param redissonDelayedQueue for a queue in compatibility mode, what is still in the Redisson
  *     {@code RDelayedQueue}; null for a native queue
+ * @param partitions for a queue laid out in several partitions, the counts of each; null otherwise
  */
 public record QueueView(long delayed, long ready, long running, long dead, Instant nextDueAt, long oldestOverdueMillis,
         List<Consumer> consumers, Map<String, Long> totals, boolean localHandler, boolean paused, Instant pausedAt,
-        String rateLimit, boolean rateLimitSetAtRuntime, String mode, BridgedQueueView redissonDelayedQueue) {
+        String rateLimit, boolean rateLimitSetAtRuntime, String mode, BridgedQueueView redissonDelayedQueue, List<PartitionView> partitions) {
 
-    static QueueView of(QueueStats stats, boolean localHandler, RateLimit configuredLimit) {
+    static QueueView of(PartitionedStats partitioned, boolean localHandler, RateLimit configuredLimit) {
+        QueueStats stats = partitioned.total();
         RateLimit runtime = stats.control().rateLimit();
         RateLimit limit = runtime != null ? runtime : configuredLimit;
         return new QueueView(stats.delayed(), stats.ready(), stats.running(), stats.dead(),
@@ -46,7 +49,26 @@ public record QueueView(long delayed, long ready, long running, long dead, Insta
                 stats.bridge() == null ? "native" : "redisson-delayed-queue",
                 stats.bridge() == null ? null : new BridgedQueueView(stats.bridge().target(), stats.bridge().delayed(),
                         stats.bridge().ready(), stats.bridge().nextDueAt() < 0 ? null
-                                : Instant.ofEpochMilli(stats.bridge().nextDueAt())));
+                                : Instant.ofEpochMilli(stats.bridge().nextDueAt())),
+                partitioned.partitions().size() == 1 ? null : partitioned.partitions().stream()
+                        .map(p -> new PartitionView(p.name(), p.slot(), p.stats().delayed(), p.stats().ready(),
+                                p.stats().running(), p.stats().dead(), p.stats().oldestLatenessMillis()))
+                        .toList());
+    }
+
+    /**
+     * One partition of a partitioned queue.
+     *
+     * @param name its name, the hash tag of its keys
+     * @param slot the Redis Cluster hash slot of its keys
+     * @param delayed jobs waiting for their due time
+     * @param ready due jobs waiting for a consumer
+     * @param running jobs held by consumers
+     * @param dead jobs in the dead set
+     * @param oldestOverdueMillis how long its oldest due job has waited for a consumer, in ms
+     */
+    public record PartitionView(String name, int slot, long delayed, long ready, long running, long dead,
+            long oldestOverdueMillis) {
     }
 
     /**

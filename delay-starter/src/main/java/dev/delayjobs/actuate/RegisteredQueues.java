@@ -8,7 +8,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import dev.delayjobs.core.JobArguments;
-import dev.delayjobs.redis.RedisJobStore;
+import dev.delayjobs.partition.PartitionedQueues;
 
 /**
  * The queue names of the registry that the endpoint, health and metrics show: only valid queue
@@ -24,7 +24,7 @@ final class RegisteredQueues {
     }
 
     /** The valid queue names of the registry, sorted. */
-    static Set<String> of(RedisJobStore store) {
+    static Set<String> of(PartitionedQueues store) {
         Set<String> names = new TreeSet<>();
         for (String name : store.knownQueues()) {
             try {

@@ -14,6 +14,7 @@ import dev.delayjobs.RateLimit;
 import dev.delayjobs.core.DurationText;
 import dev.delayjobs.core.JobArguments;
 import dev.delayjobs.listener.QueueSettings;
+import dev.delayjobs.redis.QueueLayoutStore;
 import dev.delayjobs.redis.ReplicaConfirmation;
 import dev.delayjobs.timer.WatchdogSettings;
 
@@ -36,6 +37,40 @@ final class ConfiguredSettings implements QueueSettings.Source {
         properties.getQueues().keySet().forEach(this::forQueue);
         checkConfirmations();
         bridgedLists();
+        partitions();
+    }
+
+    /**
+     * The partition count of each queue that sets {@code delay.queues.<queue>.partitions}: 1 to
+     * {@value QueueLayoutStore#MAX_PARTITIONS}, not with compatibility mode, and no rate limit with
+     * fewer permits than partitions (each partition lets its share start).
+     */
+    Map<String, Integer> partitions() {
+        Map<String, Integer> partitions = new LinkedHashMap<>();
+        properties.getQueues().forEach((queue, o) -> {
+            Integer n = o.getPartitions();
+            if (n == null) {
+                return;
+            }
+            String name = "delay.queues." + queue + ".partitions";
+            if (n < 1 || n > QueueLayoutStore.MAX_PARTITIONS) {
+                throw new InvalidConfigurationPropertyValueException(name, n,
+                        "must be between 1 and " + QueueLayoutStore.MAX_PARTITIONS);
+            }
+            if (n > 1 && o.getRedissonDelayedQueue() != null) {
+                throw new InvalidConfigurationPropertyValueException(name, n, "a queue that bridges a Redisson "
+                        + "RDelayedQueue (delay.queues." + queue + ".redisson-delayed-queue) has one partition: its "
+                        + "elements arrive in one list");
+            }
+            RateLimit limit = forQueue(queue).rateLimit();
+            if (limit != null && limit.permits() < n) {
+                throw new InvalidConfigurationPropertyValueException("delay.queues." + queue + ".rate-limit", o.getRateLimit(),
+                        "allows " + limit.permits() + " job(s) per window, fewer than the queue's " + n + " partitions, "
+                                + "each of which lets its share start: allow at least " + n);
+            }
+            partitions.put(queue, n);
+        });
+        return partitions;
     }
 
     @Override

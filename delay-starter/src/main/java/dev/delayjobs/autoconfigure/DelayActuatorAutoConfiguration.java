@@ -27,6 +27,7 @@ import dev.delayjobs.actuate.DelayQueuesHealthIndicator;
 import dev.delayjobs.actuate.DelayQueuesWebEndpointExtension;
 import dev.delayjobs.actuate.DelayQueuesWriteRequestFilter;
 import dev.delayjobs.listener.ListenerContainerRegistry;
+import dev.delayjobs.partition.PartitionedQueues;
 import dev.delayjobs.redis.RedisJobStore;
 
 /**
@@ -44,7 +45,7 @@ public final class DelayActuatorAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean
-        DelayQueuesEndpoint delayQueuesEndpoint(RedisJobStore store, ObjectProvider<ListenerContainerRegistry> registry,
+        DelayQueuesEndpoint delayQueuesEndpoint(PartitionedQueues store, ObjectProvider<ListenerContainerRegistry> registry,
                 DelayQueueControl control, ObjectProvider<RedissonQueueMigration> migration) {
             return new DelayQueuesEndpoint(store, registry.getIfAvailable(), control, migration.getIfAvailable());
         }
@@ -89,7 +90,7 @@ public final class DelayActuatorAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean(name = "delayQueuesHealthIndicator")
-        DelayQueuesHealthIndicator delayQueuesHealthIndicator(RedisJobStore store, DelayProperties properties) {
+        DelayQueuesHealthIndicator delayQueuesHealthIndicator(PartitionedQueues store, DelayProperties properties) {
             DelayProperties.Health health = properties.getHealth();
             if (health.getOverdueThreshold() == null || health.getOverdueThreshold().isNegative()) {
                 throw new InvalidConfigurationPropertyValueException("delay.health.overdue-threshold",

@@ -30,7 +30,10 @@ import dev.delayjobs.listener.DelayedHandlerAnnotationBeanPostProcessor;
 import dev.delayjobs.listener.ListenerContainerRegistry;
 import dev.delayjobs.listener.QueueSettings;
 import dev.delayjobs.listener.WorkerThreads;
+import dev.delayjobs.partition.PartitionedQueues;
+import dev.delayjobs.partition.QueueLayouts;
 import dev.delayjobs.redis.QueueControls;
+import dev.delayjobs.redis.QueueLayoutStore;
 import dev.delayjobs.redis.RedisJobStore;
 import dev.delayjobs.observation.DelayHandlerObservationConvention;
 import dev.delayjobs.observation.DelayPublishObservationConvention;
@@ -81,6 +84,22 @@ public final class DelayAutoConfiguration {
         return store;
     }
 
+    /** The partition layout of each queue; those configured are declared (checked and recorded) here, at startup. */
+    @Bean
+    @ConditionalOnMissingBean
+    QueueLayouts delayQueueLayouts(RedissonClient redisson, RedisJobStore store, ConfiguredSettings settings) {
+        QueueLayouts layouts = new QueueLayouts(store, new QueueLayoutStore(redisson, settings.keyPrefix()),
+                settings.partitions(), settings.instanceId());
+        layouts.declareConfigured();
+        return layouts;
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    PartitionedQueues delayPartitionedQueues(RedisJobStore store, QueueLayouts layouts) {
+        return new PartitionedQueues(store, layouts);
+    }
+
     @Bean
     @ConditionalOnMissingBean
     QueueControls delayQueueControls(RedissonClient redisson, ConfiguredSettings settings) {
@@ -89,8 +108,8 @@ public final class DelayAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(DelayQueueControl.class)
-    RedisDelayQueueControl delayQueueControl(QueueControls controls, RedisJobStore store) {
-        return new RedisDelayQueueControl(controls, store);
+    RedisDelayQueueControl delayQueueControl(QueueControls controls, RedisJobStore store, PartitionedQueues queues) {
+        return new RedisDelayQueueControl(controls, store, queues);
     }
 
     @Bean
@@ -103,12 +122,12 @@ public final class DelayAutoConfiguration {
     /** The native publisher, or with bridged queues one that offers to their RDelayedQueues and hands it the rest. */
     @Bean
     @ConditionalOnMissingBean(DelayPublisher.class)
-    DelayPublisher delayPublisher(RedisJobStore store, PayloadCodec codec, ObjectProvider<DelayQueueObserver> observers,
+    DelayPublisher delayPublisher(RedisJobStore store, PartitionedQueues partitioned, PayloadCodec codec, ObjectProvider<DelayQueueObserver> observers,
             ObjectProvider<PublishDeferral> deferral, DelayProperties properties, ObjectProvider<JobTracing> tracing,
             ObjectProvider<BridgedQueues> bridged) {
         PublishDeferral publishDeferral = deferral.getIfAvailable(() -> PublishDeferral.NONE);
         boolean afterCommit = properties.getPublisher().isAfterCommit();
-        RedisDelayPublisher publisher = new RedisDelayPublisher(store, codec, observer(observers), publishDeferral,
+        RedisDelayPublisher publisher = new RedisDelayPublisher(store, partitioned, codec, observer(observers), publishDeferral,
                 afterCommit, tracing.getIfAvailable(() -> JobTracing.NONE));
         BridgedQueues queues = bridged.getIfAvailable();
         return queues == null ? publisher
@@ -149,12 +168,13 @@ public final class DelayAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    ListenerContainerRegistry delayListenerContainerRegistry(RedisJobStore store, QueueControls controls, QueueWatchdog watchdog,
+    ListenerContainerRegistry delayListenerContainerRegistry(RedisJobStore store, QueueLayouts layouts, QueueControls controls,
+            QueueWatchdog watchdog,
             PayloadCodec codec, ConfiguredSettings settings, ObjectProvider<DelayQueueObserver> observers,
             Environment environment, ObjectProvider<JobTracing> tracing) {
         // spring.threads.virtual.enabled=true on Java 21+: handlers run on virtual threads
         WorkerThreads threads = Threading.VIRTUAL.isActive(environment) ? WorkerThreads.VIRTUAL : WorkerThreads.PLATFORM;
-        return new ListenerContainerRegistry(store, controls, watchdog, codec, settings.shutdownTimeout(), observer(observers), threads,
+        return new ListenerContainerRegistry(store, layouts, controls, watchdog, codec, settings.shutdownTimeout(), observer(observers), threads,
                 tracing.getIfAvailable(() -> JobTracing.NONE));
     }
 

@@ -8,6 +8,7 @@ import org.springframework.boot.context.properties.source.InvalidConfigurationPr
 import org.springframework.context.annotation.Bean;
 
 import dev.delayjobs.actuate.DelayQueueMetrics;
+import dev.delayjobs.partition.PartitionedQueues;
 import dev.delayjobs.redis.RedisJobStore;
 import io.micrometer.core.instrument.MeterRegistry;
 
@@ -22,7 +23,7 @@ public final class DelayMetricsAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    DelayQueueMetrics delayQueueMetrics(RedisJobStore store, DelayProperties properties) {
+    DelayQueueMetrics delayQueueMetrics(PartitionedQueues store, DelayProperties properties) {
         if (properties.getMetrics().getGaugeCacheTtl() == null || properties.getMetrics().getGaugeCacheTtl().isNegative()) {
             throw new InvalidConfigurationPropertyValueException("delay.metrics.gauge-cache-ttl",
                     properties.getMetrics().getGaugeCacheTtl(), "must be zero or positive");

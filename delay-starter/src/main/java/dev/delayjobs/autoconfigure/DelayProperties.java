@@ -575,6 +575,15 @@ public class DelayProperties {
         private boolean pausedOnStartup;
 
         /**
+         * Partitions this queue's jobs are spread over, 1 to 128: each has its own hash tag, placed
+         * on another master of a Redis Cluster where the slots allow, and its own timer and claimer.
+         * Every application that publishes with this setting or consumes the queue must use the same
+         * count; a change is refused at startup while jobs or consumers remain under the old one.
+         * Default 1.
+         */
+        private Integer partitions;
+
+        /**
          * Replicas that must confirm each publish to this queue before it returns; overrides
          * delay.publisher.confirm-replicas.
          */
@@ -629,6 +638,14 @@ public class DelayProperties {
 
         public void setRedissonCodec(String redissonCodec) {
             this.redissonCodec = redissonCodec;
+        }
+
+        public Integer getPartitions() {
+            return partitions;
+        }
+
+        public void setPartitions(Integer partitions) {
+            this.partitions = partitions;
         }
 
         public Boolean getRedissonPublish() {

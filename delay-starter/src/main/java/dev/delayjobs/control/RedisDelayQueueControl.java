@@ -7,6 +7,8 @@ import org.jspecify.annotations.Nullable;
 import dev.delayjobs.DelayQueueControl;
 import dev.delayjobs.RateLimit;
 import dev.delayjobs.core.JobArguments;
+import dev.delayjobs.partition.PartitionedQueues;
+import dev.delayjobs.partition.QueueLayout;
 import dev.delayjobs.redis.QueueControls;
 import dev.delayjobs.redis.RedisJobStore;
 
@@ -20,10 +22,13 @@ public final class RedisDelayQueueControl implements DelayQueueControl {
 
     private final QueueControls controls;
     private final RedisJobStore store;
+    private final PartitionedQueues queues;
 
-    public RedisDelayQueueControl(QueueControls controls, RedisJobStore store) {
+    /** @param queues the partitions of each queue: a change applies to every one of them */
+    public RedisDelayQueueControl(QueueControls controls, RedisJobStore store, PartitionedQueues queues) {
         this.controls = controls;
         this.store = store;
+        this.queues = queues;
     }
 
     @Override
@@ -31,7 +36,10 @@ public final class RedisDelayQueueControl implements DelayQueueControl {
         JobArguments.queue(queue);
         // a queue paused before its first publish or consumer is shown by the endpoint all the same
         store.registerQueue(queue);
-        boolean paused = controls.pause(queue, false);
+        boolean paused = false;
+        for (String partition : queues.layout(queue).partitions()) {
+            paused |= controls.pause(partition, false);
+        }
         if (paused) {
             logger.info("Queue '" + queue + "' paused: no instance claims its jobs until it is resumed");
         }
@@ -41,7 +49,10 @@ public final class RedisDelayQueueControl implements DelayQueueControl {
     @Override
     public boolean resume(String queue) {
         JobArguments.queue(queue);
-        boolean resumed = controls.resume(queue);
+        boolean resumed = false;
+        for (String partition : queues.layout(queue).partitions()) {
+            resumed |= controls.resume(partition);
+        }
         if (resumed) {
             logger.info("Queue '" + queue + "' resumed");
         }
@@ -51,8 +62,16 @@ public final class RedisDelayQueueControl implements DelayQueueControl {
     @Override
     public void setRateLimit(String queue, @Nullable RateLimit limit) {
         JobArguments.queue(queue);
+        QueueLayout layout = queues.layout(queue);
+        if (limit != null && limit.permits() < layout.size()) {
+            throw new IllegalArgumentException("rate limit " + limit + " allows fewer jobs per window than queue '" + queue
+                    + "' has partitions (" + layout.size() + "), each of which lets its share start: allow at least "
+                    + layout.size());
+        }
         store.registerQueue(queue);
-        controls.setRateLimit(queue, limit);
+        for (String partition : layout.partitions()) {
+            controls.setRateLimit(partition, limit);
+        }
         logger.info(limit == null ? "Queue '" + queue + "': runtime rate limit cleared (each instance applies its configured one)"
                 : "Queue '" + queue + "': rate limit set to " + limit + " for every instance");
     }
@@ -60,6 +79,7 @@ public final class RedisDelayQueueControl implements DelayQueueControl {
     @Override
     public QueueControlState state(String queue) {
         JobArguments.queue(queue);
-        return controls.state(queue);
+        // set on every partition at once: the first one's stands for the queue
+        return controls.state(queues.layout(queue).partitions().get(0));
     }
 }

@@ -32,9 +32,13 @@ final class PublishCoalescer {
         this.store = store;
     }
 
-    /** Stores {@code jobs} (at most {@value #MAX_JOBS}), alone or with other callers' jobs; returns their outcomes in order. */
-    List<PublishOutcome> publish(String queue, List<NewJob> jobs) {
-        Lane lane = lanes.computeIfAbsent(queue, q -> new Lane());
+    /**
+     * Stores {@code jobs} (at most {@value #MAX_JOBS}) in {@code queue}, an unpartitioned queue or a
+     * partition of a queue of {@code partitions}, alone or with other callers' jobs; returns their
+     * outcomes in order.
+     */
+    List<PublishOutcome> publish(String queue, int partitions, List<NewJob> jobs) {
+        Lane lane = lanes.computeIfAbsent(queue + "/" + partitions, q -> new Lane(partitions));
         Pending mine = new Pending(jobs);
         boolean interrupted = false;
         synchronized (lane) {
@@ -91,7 +95,7 @@ final class PublishCoalescer {
         List<PublishOutcome> outcomes = null;
         RuntimeException failure = null;
         try {
-            outcomes = store.publish(queue, jobs);
+            outcomes = store.publish(queue, lane.partitions, jobs);
         }
         catch (RuntimeException ex) {
             failure = ex;
@@ -131,7 +135,13 @@ final class PublishCoalescer {
 
     private static final class Lane {
         final Deque<Pending> waiting = new ArrayDeque<>();
+        /** The partition count the lane's jobs were routed by. */
+        final int partitions;
         boolean busy;
+
+        Lane(int partitions) {
+            this.partitions = partitions;
+        }
     }
 
     private static final class Pending {

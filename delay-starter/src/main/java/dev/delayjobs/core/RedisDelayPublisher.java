@@ -5,15 +5,21 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.ThreadLocalRandom;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import dev.delayjobs.DelayPublisher;
+import dev.delayjobs.DelayQueueException;
 import dev.delayjobs.JobInfo;
 import dev.delayjobs.PublishRequest;
+import dev.delayjobs.partition.PartitionedQueues;
+import dev.delayjobs.partition.QueueLayout;
+import dev.delayjobs.redis.LayoutChangedException;
 import dev.delayjobs.redis.NewJob;
 import dev.delayjobs.redis.PublishOutcome;
 import dev.delayjobs.redis.RedisJobStore;
@@ -30,6 +36,7 @@ public final class RedisDelayPublisher implements DelayPublisher {
     static final int BATCH_CHUNK = 500;
 
     private final RedisJobStore store;
+    private final PartitionedQueues queues;
     private final PublishCoalescer coalescer;
     private final PayloadCodec codec;
     private final DelayQueueObserver observer;
@@ -42,10 +49,11 @@ public final class RedisDelayPublisher implements DelayPublisher {
      * @param afterCommitByDefault whether a request that does not choose waits for the commit
      * @param tracing observes each publish call and gives the headers its jobs carry
      */
-    public RedisDelayPublisher(RedisJobStore store, PayloadCodec codec, DelayQueueObserver observer,
+    public RedisDelayPublisher(RedisJobStore store, PartitionedQueues queues, PayloadCodec codec, DelayQueueObserver observer,
             PublishDeferral deferral, boolean afterCommitByDefault, JobTracing tracing) {
         this.tracing = tracing;
         this.store = store;
+        this.queues = queues;
         this.coalescer = new PublishCoalescer(store);
         this.codec = codec;
         this.observer = observer;
@@ -183,7 +191,7 @@ public final class RedisDelayPublisher implements DelayPublisher {
         List<Integer> positions = null;
         int created = 0;
         while (true) {
-            List<PublishOutcome> outcomes = coalescer.publish(queue, attempt);
+            List<PublishOutcome> outcomes = publishRouted(queue, attempt);
             List<NewJob> clashed = new ArrayList<>();
             List<Integer> clashedAt = new ArrayList<>();
             for (int i = 0; i < outcomes.size(); i++) {
@@ -210,24 +218,66 @@ public final class RedisDelayPublisher implements DelayPublisher {
         }
     }
 
+    /**
+     * Stores jobs in the partitions their ids map to, one call per partition, and returns their
+     * outcomes in order. A publish that meets a layout changed by another application stored nothing
+     * in that partition: the jobs not stored yet are routed again by the new layout.
+     */
+    private List<PublishOutcome> publishRouted(String queue, List<NewJob> jobs) {
+        QueueLayout layout = queues.layout(queue);
+        PublishOutcome[] outcomes = new PublishOutcome[jobs.size()];
+        for (int changes = 0; ; changes++) {
+            try {
+                for (Map.Entry<Integer, List<Integer>> partition : unstoredByPartition(layout, jobs, outcomes).entrySet()) {
+                    List<Integer> positions = partition.getValue();
+                    List<PublishOutcome> stored = coalescer.publish(layout.partitions().get(partition.getKey()),
+                            layout.size(), pick(jobs, positions));
+                    for (int i = 0; i < stored.size(); i++) {
+                        outcomes[positions.get(i)] = stored.get(i);
+                    }
+                }
+                return List.of(outcomes);
+            }
+            catch (LayoutChangedException ex) {
+                if (changes >= 3) {
+                    throw new DelayQueueException("Queue '" + queue + "': its partition layout kept changing while "
+                            + "publishing; the jobs not yet stored were not published", ex);
+                }
+                layout = queues.layoutChanged(queue, ex.partitions());
+            }
+        }
+    }
+
+    /** The positions of the jobs not stored yet, by the index of the partition their ids map to. */
+    private static Map<Integer, List<Integer>> unstoredByPartition(QueueLayout layout, List<NewJob> jobs,
+            PublishOutcome[] outcomes) {
+        Map<Integer, List<Integer>> byPartition = new TreeMap<>();
+        for (int i = 0; i < jobs.size(); i++) {
+            if (outcomes[i] == null) {
+                byPartition.computeIfAbsent(layout.indexOf(jobs.get(i).id()), p -> new ArrayList<>()).add(i);
+            }
+        }
+        return byPartition;
+    }
+
     @Override
     public boolean cancel(String queue, String id) {
-        return store.cancel(JobArguments.queue(queue), JobArguments.id(id));
+        return queues.cancel(JobArguments.queue(queue), JobArguments.id(id));
     }
 
     @Override
     public boolean reschedule(String queue, String id, Instant dueAt) {
-        return store.reschedule(JobArguments.queue(queue), JobArguments.id(id), false, dueAtArgument(dueAt).toEpochMilli());
+        return queues.reschedule(JobArguments.queue(queue), JobArguments.id(id), false, dueAtArgument(dueAt).toEpochMilli());
     }
 
     @Override
     public boolean reschedule(String queue, String id, Duration delay) {
-        return store.reschedule(JobArguments.queue(queue), JobArguments.id(id), true, JobArguments.delay(delay).toMillis());
+        return queues.reschedule(JobArguments.queue(queue), JobArguments.id(id), true, JobArguments.delay(delay).toMillis());
     }
 
     @Override
     public Optional<JobInfo> find(String queue, String id) {
-        return store.find(JobArguments.queue(queue), JobArguments.id(id));
+        return queues.find(JobArguments.queue(queue), JobArguments.id(id));
     }
 
     private NewJob toJob(PublishRequest request) {

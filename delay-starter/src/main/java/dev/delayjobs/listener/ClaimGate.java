@@ -20,6 +20,7 @@ final class ClaimGate implements AutoCloseable {
     private static final Log logger = LogFactory.getLog(ClaimGate.class);
     private static final long RECHECK_MILLIS = 1000;
 
+    private final ConsumedPartition partition;
     private final String queue;
     private final QueueControls controls;
     private final Object changed = new Object();
@@ -27,15 +28,16 @@ final class ClaimGate implements AutoCloseable {
     private boolean pausedSeen;
     private ChannelSubscription subscription;
 
-    ClaimGate(String queue, QueueControls controls) {
-        this.queue = queue;
+    ClaimGate(ConsumedPartition partition, QueueControls controls) {
+        this.partition = partition;
+        this.queue = partition.name();
         this.controls = controls;
     }
 
     /** Listens for control changes; with {@code pauseFirst}, pauses a queue never paused nor resumed. */
     void open(boolean pauseFirst) {
         if (pauseFirst && controls.pause(queue, true)) {
-            logger.info("Queue '" + queue + "' paused on startup (delay.queues." + queue + ".paused-on-startup): "
+            logger.info(partition.describe() + " paused on startup (delay.queues." + partition.queue() + ".paused-on-startup): "
                     + "no instance consumes it until it is resumed");
         }
         try {
@@ -43,7 +45,7 @@ final class ClaimGate implements AutoCloseable {
         }
         catch (RuntimeException ex) {
             // the once-a-second check still ends a pause; only its promptness is lost
-            logger.warn("Queue '" + queue + "': could not listen for pause and resume; checking every second: "
+            logger.warn(partition.describe() + ": could not listen for pause and resume; checking every second: "
                     + ex.getMessage());
         }
     }
@@ -52,8 +54,8 @@ final class ClaimGate implements AutoCloseable {
     boolean holdsBack(Claim claim) {
         if (claim.paused() != pausedSeen) {
             pausedSeen = claim.paused();
-            logger.info(pausedSeen ? "Queue '" + queue + "' is paused: not claiming until it is resumed"
-                    : "Queue '" + queue + "' is no longer paused: claiming again");
+            logger.info(pausedSeen ? partition.describe() + " is paused: not claiming until it is resumed"
+                    : partition.describe() + " is no longer paused: claiming again");
         }
         return claim.paused() || claim.rateLimitedForMillis() > 0;
     }

@@ -29,6 +29,7 @@ final class Claimer {
     private static final Duration AWAIT_READY = Duration.ofSeconds(1);
 
     private final HandlerEndpoint endpoint;
+    private final ConsumedPartition partition;
     private final RedisJobStore store;
     private final QueueWatchdog watchdog;
     private final ClaimGate gate;
@@ -39,15 +40,16 @@ final class Claimer {
     /** Epoch of this claimer's claims, raised with each hand-back (see the class comment). */
     private long claimEpoch = 1;
 
-    Claimer(HandlerEndpoint endpoint, RedisJobStore store, QueueWatchdog watchdog, ClaimGate gate, JobRunner runner,
-            HeldJobs held) {
+    Claimer(HandlerEndpoint endpoint, ConsumedPartition partition, RedisJobStore store, QueueWatchdog watchdog, ClaimGate gate,
+            JobRunner runner, HeldJobs held) {
         this.endpoint = endpoint;
+        this.partition = partition;
         this.store = store;
         this.watchdog = watchdog;
         this.gate = gate;
         this.runner = runner;
         this.held = held;
-        this.thread = new Thread(this::superviseClaimLoop, "delay-" + queue() + "-claimer");
+        this.thread = new Thread(this::superviseClaimLoop, "delay-" + partition.name() + "-claimer");
     }
 
     void start() {
@@ -80,7 +82,7 @@ final class Claimer {
                 if (!running) {
                     return;
                 }
-                logger.error("Queue '" + queue() + "': the claim loop failed; restarting it in 1s", ex);
+                logger.error(partition.describe() + ": the claim loop failed; restarting it in 1s", ex);
                 held.markUnknown();
                 pause(Duration.ofSeconds(1));
             }
@@ -110,13 +112,13 @@ final class Claimer {
                     claimEpoch = store.releaseAllBut(queue(), watchdog.instanceId(), held.ids()).fence();
                 }
                 claim = store.claim(queue(), watchdog.instanceId(), wanted, lease, claimEpoch,
-                        endpoint.settings().rateLimit());
+                        endpoint.settings().rateLimit(), partition.index(), partition.count());
             }
             catch (RuntimeException ex) {
                 held.markUnknown();
                 runner.giveBack(wanted);
                 if (running) {
-                    logger.warn("Queue '" + queue() + "': claiming failed, retrying in 1s: " + ex.getMessage());
+                    logger.warn(partition.describe() + ": claiming failed, retrying in 1s: " + ex.getMessage());
                     pause(Duration.ofSeconds(1));
                 }
                 continue;
@@ -149,8 +151,9 @@ final class Claimer {
         }
     }
 
+    /** What the store calls the jobs' queue: the partition's name. */
     private String queue() {
-        return endpoint.queue();
+        return partition.name();
     }
 
     private static void pause(Duration duration) {

@@ -3,7 +3,6 @@ package dev.delayjobs.listener;
 import java.time.Duration;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -46,12 +45,12 @@ final class JobRunner {
     private final ThreadPoolExecutor workers;
     /** Fires handler timeouts; null without a handler timeout. */
     private final ScheduledThreadPoolExecutor timeouts;
-    private final Semaphore freeWorkers;
+    private final WorkerPermits freeWorkers;
     /** Handler threads still running after their timeout settled the job. */
     private final AtomicInteger abandoned = new AtomicInteger();
 
     JobRunner(HandlerEndpoint endpoint, PayloadCodec codec, JobTracing tracing, DelayQueueObserver observer,
-            OutcomeRecorder outcomes, AckBatcher acks, HeldJobs held, WorkerThreads workerThreads) {
+            OutcomeRecorder outcomes, AckBatcher acks, HeldJobs held, WorkerThreads workerThreads, WorkerPermits freeWorkers) {
         this.endpoint = endpoint;
         this.codec = codec;
         this.tracing = tracing;
@@ -60,7 +59,7 @@ final class JobRunner {
         this.acks = acks;
         this.held = held;
         QueueSettings settings = endpoint.settings();
-        this.freeWorkers = new Semaphore(settings.concurrency());
+        this.freeWorkers = freeWorkers;
         // at most: the running handlers, as many abandoned after a timeout (see timedOut), and
         // the short tasks that record those timeouts
         this.workers = new ThreadPoolExecutor(settings.concurrency(), 3 * settings.concurrency(), 60, TimeUnit.SECONDS,
@@ -78,15 +77,14 @@ final class JobRunner {
         }
     }
 
-    /** Waits for a free worker, then takes every other free one too; returns how many. */
+    /** Waits for a free worker, then takes other free ones too, up to this partition's share; returns how many. */
     int awaitFreeWorkers() throws InterruptedException {
-        freeWorkers.acquire();
-        return 1 + freeWorkers.drainPermits();
+        return freeWorkers.await();
     }
 
     /** Gives back workers taken by {@link #awaitFreeWorkers()} and not used. */
     void giveBack(int count) {
-        freeWorkers.release(count);
+        freeWorkers.giveBack(count);
     }
 
     /**
@@ -161,7 +159,7 @@ final class JobRunner {
                 ownsWorker = false;
                 abandoned.decrementAndGet();
                 if (execution.permitKept()) {
-                    freeWorkers.release();
+                    freeWorkers.giveBack(1);
                 }
                 Thread.interrupted(); // its interrupt was meant for this call only
                 if (logger.isDebugEnabled()) {
@@ -187,7 +185,7 @@ final class JobRunner {
                 if (!ackQueued) {
                     held.remove(execution);
                 }
-                freeWorkers.release();
+                freeWorkers.giveBack(1);
             }
         }
     }
@@ -217,7 +215,7 @@ final class JobRunner {
             finally {
                 held.remove(execution);
                 if (freeNow) {
-                    freeWorkers.release();
+                    freeWorkers.giveBack(1);
                 }
             }
         };

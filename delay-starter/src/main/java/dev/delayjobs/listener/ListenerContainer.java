@@ -1,6 +1,8 @@
 package dev.delayjobs.listener;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -9,17 +11,17 @@ import dev.delayjobs.core.DelayQueueObserver;
 import dev.delayjobs.core.DurationText;
 import dev.delayjobs.core.JobTracing;
 import dev.delayjobs.core.PayloadCodec;
+import dev.delayjobs.partition.QueueLayout;
+import dev.delayjobs.partition.QueueLayouts;
 import dev.delayjobs.redis.QueueControls;
 import dev.delayjobs.redis.RedisJobStore;
 import dev.delayjobs.timer.QueueWatchdog;
 
 /**
- * Runs the handler of one queue in this instance, and starts and stops the parts that do it: the
- * {@link Claimer} (one thread taking as many ready jobs as there are free workers), the
- * {@link JobRunner} ({@code concurrency} workers calling the handler), the {@link AckBatcher}
- * (acks of several workers in one call) and the {@link OutcomeRecorder} (retries and the dead set),
- * which share the {@link HeldJobs}; the {@link ClaimGate} holds the claimer while the queue is
- * paused or rate limited.
+ * Runs the handler of one queue in this instance, and starts and stops the parts that do it: per
+ * partition of the queue (one for a queue that is not partitioned), a {@link PartitionConsumer}
+ * with its claimer, runner, acker and outcome recorder, all sharing the queue's
+ * {@code concurrency} workers ({@link WorkerPermits}).
  *
  * <p>Stopping stops claiming, waits for running handlers up to the shutdown timeout, interrupts
  * those still running, and hands every job still held back to ready at once.
@@ -30,6 +32,7 @@ public final class ListenerContainer {
 
     private final HandlerEndpoint endpoint;
     private final RedisJobStore store;
+    private final QueueLayouts layouts;
     private final QueueWatchdog watchdog;
     private final PayloadCodec codec;
     private final Duration shutdownTimeout;
@@ -40,18 +43,15 @@ public final class ListenerContainer {
 
     private final Object lifecycle = new Object();
     private volatile boolean running;
-    // the parts of one start, replaced at the next
-    private HeldJobs held;
-    private ClaimGate gate;
-    private AckBatcher acks;
-    private JobRunner runner;
-    private Claimer claimer;
+    /** The consumers of one start, one per partition, replaced at the next. */
+    private List<PartitionConsumer> consumers = List.of();
 
-    ListenerContainer(HandlerEndpoint endpoint, RedisJobStore store, QueueWatchdog watchdog, PayloadCodec codec,
-            Duration shutdownTimeout, DelayQueueObserver observer, WorkerThreads workerThreads, JobTracing tracing,
-            QueueControls controls) {
+    ListenerContainer(HandlerEndpoint endpoint, RedisJobStore store, QueueLayouts layouts, QueueWatchdog watchdog,
+            PayloadCodec codec, Duration shutdownTimeout, DelayQueueObserver observer, WorkerThreads workerThreads,
+            JobTracing tracing, QueueControls controls) {
         this.endpoint = endpoint;
         this.store = store;
+        this.layouts = layouts;
         this.watchdog = watchdog;
         this.codec = codec;
         this.shutdownTimeout = shutdownTimeout;
@@ -78,68 +78,64 @@ public final class ListenerContainer {
         return running;
     }
 
+    /**
+     * Starts consuming every partition of the queue.
+     * @throws dev.delayjobs.partition.PartitionLayoutException when the queue is laid out in another
+     *     partition count that still has jobs or consumers
+     */
     public void start() {
         synchronized (lifecycle) {
             if (running) {
                 return;
             }
-            QueueSettings settings = endpoint.settings();
-            watchdog.watch(queue(), settings.maxAttempts(), settings.concurrency());
+            QueueLayout layout = layouts.declare(queue());
+            store.registerQueue(queue());
             observer.consuming(queue());
-            gate = new ClaimGate(queue(), controls);
-            gate.open(settings.pausedOnStartup());
-            HeldJobs jobs = new HeldJobs();
-            held = jobs;
-            acks = new AckBatcher(queue(), store, watchdog.instanceId(), jobs::settled, lost -> {
-                lost.forEach(jobs::settled);
-                jobs.markUnknown();
-            });
-            OutcomeRecorder outcomes = new OutcomeRecorder(endpoint, store, watchdog.instanceId(), jobs, () -> !running);
-            runner = new JobRunner(endpoint, codec, tracing, observer, outcomes, acks, jobs, workerThreads);
-            // what this instance id held before (a restart under a fixed delay.instance-id, or stop then
-            // start) has no worker here: the claimer's first turn hands it back and claims above its fence
-            jobs.markUnknown();
-            claimer = new Claimer(endpoint, store, watchdog, gate, runner, jobs);
+            WorkerPermits workers = new WorkerPermits(endpoint.settings().concurrency(), layout.size());
+            List<PartitionConsumer> started = new ArrayList<>();
             running = true;
-            claimer.start();
+            try {
+                for (int i = 0; i < layout.size(); i++) {
+                    started.add(new PartitionConsumer(new ConsumedPartition(queue(), layout.partitions().get(i), i,
+                            layout.size()), endpoint, store, watchdog, controls, codec, observer, tracing, workerThreads,
+                            workers, () -> !running));
+                }
+            }
+            catch (RuntimeException ex) {
+                // none or all: the partitions started already stop, and hand their jobs back
+                consumers = List.copyOf(started);
+                stopConsumers();
+                throw ex;
+            }
+            consumers = List.copyOf(started);
         }
     }
 
     public void stop() {
         synchronized (lifecycle) {
-            if (!running) {
-                return;
+            if (running) {
+                stopConsumers();
             }
-            running = false;
-            claimer.stop();
-            gate.close();
-            boolean finished = held.awaitEmpty(shutdownTimeout);
-            if (!finished) {
-                logger.warn("Queue '" + queue() + "': handlers still running after " + DurationText.of(shutdownTimeout)
-                        + "; interrupting them and handing their jobs back");
-                held.interruptAll();
-                finished = held.awaitEmpty(Duration.ofSeconds(5));
-            }
-            acks.stop(Duration.ofSeconds(10));
-            // heartbeats stop before the release: one after it would enter this instance again
-            watchdog.unwatch(queue());
-            try {
-                if (finished) {
-                    store.release(queue(), watchdog.instanceId());
-                }
-                else {
-                    // handlers ignore the interrupt: handing their jobs back now would run them twice at
-                    // once; they stay held, and other instances recover them when the lease expires
-                    logger.warn("Queue '" + queue() + "': " + held.size() + " handler(s) ignored the interrupt; "
-                            + "their jobs are recovered by other instances when the heartbeat lease expires");
-                    store.releaseAllBut(queue(), watchdog.instanceId(), held.ids());
-                }
-            }
-            catch (RuntimeException ex) {
-                logger.warn("Queue '" + queue() + "': could not hand jobs back at shutdown; other instances recover "
-                        + "them when the heartbeat lease expires: " + ex.getMessage());
-            }
-            runner.shutdown();
         }
+    }
+
+    private void stopConsumers() {
+        running = false;
+        consumers.forEach(PartitionConsumer::stopClaiming);
+        long deadline = System.nanoTime() + shutdownTimeout.toNanos();
+        boolean finished = true;
+        for (PartitionConsumer consumer : consumers) {
+            finished &= consumer.awaitHandlers(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+        }
+        if (!finished) {
+            logger.warn("Queue '" + queue() + "': handlers still running after " + DurationText.of(shutdownTimeout)
+                    + "; interrupting them and handing their jobs back");
+            consumers.forEach(PartitionConsumer::interruptHandlers);
+            long grace = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+            for (PartitionConsumer consumer : consumers) {
+                consumer.awaitHandlers(Duration.ofNanos(Math.max(0, grace - System.nanoTime())));
+            }
+        }
+        consumers.forEach(consumer -> consumer.finish(consumer.handlersLeft() == 0));
     }
 }

@@ -17,6 +17,7 @@ import dev.delayjobs.core.DelayQueueObserver;
 import dev.delayjobs.core.DurationText;
 import dev.delayjobs.core.JobTracing;
 import dev.delayjobs.core.PayloadCodec;
+import dev.delayjobs.partition.QueueLayouts;
 import dev.delayjobs.redis.QueueControls;
 import dev.delayjobs.redis.RedisJobStore;
 import dev.delayjobs.timer.QueueWatchdog;
@@ -33,6 +34,7 @@ public final class ListenerContainerRegistry implements SmartLifecycle {
     public static final int PHASE = QueueWatchdog.PHASE + 100;
 
     private final RedisJobStore store;
+    private final QueueLayouts layouts;
     private final QueueControls controls;
     private final QueueWatchdog watchdog;
     private final PayloadCodec codec;
@@ -43,9 +45,10 @@ public final class ListenerContainerRegistry implements SmartLifecycle {
     private final Map<String, Registered> containers = new LinkedHashMap<>();
     private volatile boolean running;
 
-    public ListenerContainerRegistry(RedisJobStore store, QueueControls controls, QueueWatchdog watchdog,
+    public ListenerContainerRegistry(RedisJobStore store, QueueLayouts layouts, QueueControls controls, QueueWatchdog watchdog,
             PayloadCodec codec, Duration shutdownTimeout, DelayQueueObserver observer, WorkerThreads workerThreads,
             JobTracing tracing) {
+        this.layouts = layouts;
         this.controls = controls;
         this.workerThreads = workerThreads;
         this.tracing = tracing;
@@ -63,7 +66,7 @@ public final class ListenerContainerRegistry implements SmartLifecycle {
                     + existing.endpoint.describe() + " and " + endpoint.describe() + "; a queue has one handler");
         }
         containers.put(endpoint.queue(),
-                new Registered(endpoint, new ListenerContainer(endpoint, store, watchdog, codec, shutdownTimeout, observer, workerThreads,
+                new Registered(endpoint, new ListenerContainer(endpoint, store, layouts, watchdog, codec, shutdownTimeout, observer, workerThreads,
                         tracing, controls)));
     }
 

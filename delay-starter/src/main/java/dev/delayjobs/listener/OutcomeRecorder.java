@@ -24,14 +24,17 @@ final class OutcomeRecorder {
     private static final int MAX_ERROR_LENGTH = 2000;
 
     private final HandlerEndpoint endpoint;
+    private final String partition;
     private final RedisJobStore store;
     private final String instanceId;
     private final HeldJobs held;
     private final BooleanSupplier stopping;
 
-    OutcomeRecorder(HandlerEndpoint endpoint, RedisJobStore store, String instanceId, HeldJobs held,
+    /** @param partition the partition whose jobs these are (the queue itself when it is not partitioned) */
+    OutcomeRecorder(HandlerEndpoint endpoint, String partition, RedisJobStore store, String instanceId, HeldJobs held,
             BooleanSupplier stopping) {
         this.endpoint = endpoint;
+        this.partition = partition;
         this.store = store;
         this.instanceId = instanceId;
         this.held = held;
@@ -66,14 +69,14 @@ final class OutcomeRecorder {
         Duration backoff = endpoint.settings().backoff().delayAfter(job.attempts(), ThreadLocalRandom.current().nextDouble());
         logger.info("Queue '" + queue() + "': job '" + job.id() + "' failed attempt " + job.attempts() + " of " + maxAttempts
                 + "; retrying in " + backoff.toMillis() + " ms: " + error);
-        complete(execution, () -> refusedIfFalse(store.retry(queue(), instanceId, job, error, backoff), job));
+        complete(execution, () -> refusedIfFalse(store.retry(partition, instanceId, job, error, backoff), job));
         return DelayQueueObserver.Outcome.RETRIED;
     }
 
     /** Moves a job to the dead set at once, with {@code error}. */
     DelayQueueObserver.Outcome bury(Execution execution, String error) {
         StoredJob job = execution.job;
-        complete(execution, () -> refusedIfFalse(store.bury(queue(), instanceId, job, error), job));
+        complete(execution, () -> refusedIfFalse(store.bury(partition, instanceId, job, error), job));
         return DelayQueueObserver.Outcome.DEAD;
     }
 

@@ -3,8 +3,9 @@ package dev.delayjobs.redis;
 import java.util.List;
 
 /**
- * The Redis key names of one queue. Every key carries the hash tag {@code {queue}} so that each
- * script touches a single Redis Cluster slot.
+ * The Redis key names of one queue, or of one partition of a partitioned queue (then {@code queue}
+ * is the partition's name, see {@link QueueLayoutStore}). Every key carries the hash tag
+ * {@code {queue}} so that each script touches a single Redis Cluster slot.
  */
 record QueueKeys(String prefix, String queue) {
 
@@ -80,6 +81,11 @@ record QueueKeys(String prefix, String queue) {
     /** Names of all queues ever used under this prefix (not hash-tagged: no script touches it). */
     static String registry(String prefix) {
         return prefix + ":queues";
+    }
+
+    /** Per queue laid out in partitions, how many (not hash-tagged: see QueueLayoutStore). */
+    static String layouts(String prefix) {
+        return prefix + ":partitions";
     }
 
     List<Object> of(String... keys) {

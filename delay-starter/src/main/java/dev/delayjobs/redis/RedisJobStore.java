@@ -138,11 +138,23 @@ public final class RedisJobStore {
         return queues;
     }
 
+    /** Stores jobs in an unpartitioned queue. */
     public List<PublishOutcome> publish(String queue, List<NewJob> jobs) {
+        return publish(queue, 1, jobs);
+    }
+
+    /**
+     * Stores jobs in {@code queue}, an unpartitioned queue or one partition of a queue laid out in
+     * {@code partitions} partitions.
+     * @throws LayoutChangedException when the queue is laid out in another number of partitions now:
+     *     nothing was stored
+     */
+    public List<PublishOutcome> publish(String queue, int partitions, List<NewJob> jobs) {
         QueueKeys k = keys(queue);
-        List<Object> args = new ArrayList<>(2 + jobs.size() * 5);
+        List<Object> args = new ArrayList<>(3 + jobs.size() * 5);
         args.add(k.wakeChannel());
         args.add(Integer.toString(jobs.size()));
+        args.add(Integer.toString(partitions));
         for (NewJob job : jobs) {
             args.add(job.id());
             args.add(job.relative() ? "d" : "a");
@@ -150,24 +162,30 @@ public final class RedisJobStore {
             args.add(job.replaceExisting() ? "1" : "0");
             args.add(job.payload());
         }
-        List<Object> keyList = k.of(k.jobs(), k.delayed(), k.ready(), k.stats(), k.dead(), k.errors(), k.request(requestId()));
+        List<Object> keyList = k.of(k.jobs(), k.delayed(), k.ready(), k.stats(), k.dead(), k.errors(), k.request(requestId()),
+                k.control());
         ReplicaConfirmation confirmation = confirmations.apply(queue);
         List<Object> result;
-        if (confirmation.replicas() == 0) {
-            result = call("publish to", queue, () -> PUBLISH.run(script, Mode.READ_WRITE, ReturnType.LIST, keyList,
-                    args.toArray()));
-        }
-        else {
-            LuaScript.Confirmed<List<Object>> confirmed = call("publish to", queue, () -> PUBLISH.runConfirmed(redisson,
-                    Mode.READ_WRITE, ReturnType.LIST, keyList, confirmation, args.toArray()));
-            if (confirmed.replicas() < confirmation.replicas()) {
-                throw new DelayQueueException("Queue '" + queue + "': " + jobs.size() + " job(s) written on the master, "
-                        + "but only " + confirmed.replicas() + " of " + confirmation.replicas() + " replica(s) confirmed them "
-                        + "within " + confirmation.timeout().toMillis() + " ms (delay.publisher.confirm-replicas); a "
-                        + "failover now could lose them. Publishing them again with the same business keys is safe (an "
-                        + "existing job is kept, not doubled); a job published without a key would be published twice");
+        try {
+            if (confirmation.replicas() == 0) {
+                result = call("publish to", queue, () -> PUBLISH.run(script, Mode.READ_WRITE, ReturnType.LIST, keyList,
+                        args.toArray()));
             }
-            result = confirmed.reply();
+            else {
+                LuaScript.Confirmed<List<Object>> confirmed = call("publish to", queue, () -> PUBLISH.runConfirmed(redisson,
+                        Mode.READ_WRITE, ReturnType.LIST, keyList, confirmation, args.toArray()));
+                if (confirmed.replicas() < confirmation.replicas()) {
+                    throw new DelayQueueException("Queue '" + queue + "': " + jobs.size() + " job(s) written on the master, "
+                            + "but only " + confirmed.replicas() + " of " + confirmation.replicas() + " replica(s) confirmed them "
+                            + "within " + confirmation.timeout().toMillis() + " ms (delay.publisher.confirm-replicas); a "
+                            + "failover now could lose them. Publishing them again with the same business keys is safe (an "
+                            + "existing job is kept, not doubled); a job published without a key would be published twice");
+                }
+                result = confirmed.reply();
+            }
+        }
+        catch (DelayQueueException ex) {
+            throw layoutChanged(queue, ex);
         }
         List<PublishOutcome> outcomes = new ArrayList<>(result.size());
         for (Object status : result) {
@@ -178,6 +196,21 @@ public final class RedisJobStore {
             });
         }
         return outcomes;
+    }
+
+    /** The {@link LayoutChangedException} that {@code ex} reports (publish.lua's 'LAYOUT n' error), else {@code ex}. */
+    private static DelayQueueException layoutChanged(String queue, DelayQueueException ex) {
+        for (Throwable t = ex; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            String message = String.valueOf(t.getMessage());
+            int at = message.indexOf("LAYOUT ");
+            if (at >= 0) {
+                java.util.regex.Matcher count = java.util.regex.Pattern.compile("LAYOUT (\\d+)").matcher(message.substring(at));
+                if (count.lookingAt()) {
+                    return new LayoutChangedException(queue, Integer.parseInt(count.group(1)));
+                }
+            }
+        }
+        return ex;
     }
 
     /** Moves up to {@code batch} due jobs to ready and tells when the next one is due. */
@@ -220,6 +253,15 @@ public final class RedisJobStore {
     /** {@link #claim(String, String, int, Duration, long)} under {@code configuredLimit} unless a runtime one is set. */
     public Claim claim(String queue, String instance, int max, Duration lease, long epoch,
             @Nullable RateLimit configuredLimit) {
+        return claim(queue, instance, max, lease, epoch, configuredLimit, 0, 1);
+    }
+
+    /**
+     * {@link #claim(String, String, int, Duration, long, RateLimit)} from partition {@code partition}
+     * of {@code partitions}, which lets its share of the queue's rate limit start.
+     */
+    public Claim claim(String queue, String instance, int max, Duration lease, long epoch,
+            @Nullable RateLimit configuredLimit, int partition, int partitions) {
         QueueKeys k = keys(queue);
         List<Object> r = call("claim from", queue, () -> CLAIM.run(script, Mode.READ_WRITE, ReturnType.LIST,
                 k.of(k.ready(), k.active(instance), k.jobs(), k.delayed(), k.dead(), k.errors(), k.stats(),
@@ -227,7 +269,8 @@ public final class RedisJobStore {
                 Integer.toString(max), instance, Long.toString(lease.toMillis()), Long.toString(epoch),
                 Integer.toString(longestRecord),
                 configuredLimit == null ? "0" : Integer.toString(configuredLimit.permits()),
-                configuredLimit == null ? "0" : Long.toString(configuredLimit.window().toMillis())));
+                configuredLimit == null ? "0" : Long.toString(configuredLimit.window().toMillis()),
+                Integer.toString(partition), Integer.toString(partitions)));
         List<StoredJob> jobs = new ArrayList<>((r.size() - 2) / 2);
         for (int i = 2; i + 1 < r.size(); i += 2) {
             jobs.add(StoredJob.parse((String) r.get(i), (String) r.get(i + 1)));

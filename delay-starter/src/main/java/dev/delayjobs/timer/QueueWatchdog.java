@@ -65,14 +65,14 @@ public final class QueueWatchdog implements SmartLifecycle {
     }
 
     /**
-     * Starts watching a queue this instance consumes: heartbeat at once, then transfer, sweep and
-     * recover it until {@link #unwatch}.
+     * Starts watching a queue this instance consumes, or one partition of it: heartbeat at once,
+     * then transfer, sweep and recover it until {@link #unwatch}. Each partition is watched on its
+     * own, with its own timer and lanes.
      */
     public synchronized void watch(String queue, int maxAttempts, int workers) {
         if (scheduler == null) {
             throw new IllegalStateException("the delay queue watchdog is not running");
         }
-        store.registerQueue(queue);
         store.heartbeat(queue, instanceId, settings.heartbeatLease(), workers);
         QueueLane lane = new QueueLane("queue '" + queue + "'", threads);
         TransferTimer timer = new TransferTimer(queue, store, scheduler, lane, settings.transferBatchSize());

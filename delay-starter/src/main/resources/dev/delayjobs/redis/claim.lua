@@ -10,6 +10,8 @@
 -- ARGV[5] longest record this consumer accepts (bytes): a longer one, from a publisher with a larger
 -- delay.max-payload-size or written by hand, goes to the dead set unread
 -- ARGV[6] configured rate limit: permits per window ('0': none)   ARGV[7] its window ms
+-- ARGV[8] index of this partition   ARGV[9] partition count of the queue: each partition lets its share
+-- of the queue's permits start (permits / count, the first permits % count partitions one more)
 -- A paused queue (control has 'paused') gives nothing. A rate limit (the runtime one in control, else the
 -- configured one) lets at most `permits` jobs start in any window, all instances together: the rate log
 -- keeps when each of the last window's jobs was claimed.
@@ -71,6 +73,18 @@ local function next_permit()
   local oldest = redis.call('ZRANGE', KEYS[12], 0, 0, 'WITHSCORES')
   if #oldest == 0 then return 1 end
   return math.max(1, tonumber(oldest[2]) + window - out[1])
+end
+local partitions = tonumber(ARGV[9] or '1')
+if permits > 0 and partitions > 1 then
+  local index = tonumber(ARGV[8])
+  local share = math.floor(permits / partitions)
+  if index < permits % partitions then share = share + 1 end
+  if share == 0 then
+    -- fewer permits than partitions (a limit set at runtime by a caller that did not check): this one waits
+    out[2] = window
+    return out
+  end
+  permits = share
 end
 if permits > 0 then
   redis.call('ZREMRANGEBYSCORE', KEYS[12], '-inf', out[1] - window)

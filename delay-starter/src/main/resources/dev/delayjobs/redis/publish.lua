@@ -4,14 +4,19 @@
 -- KEYS[7] memo of this request (string; see replayed() in _record.lua): a resent copy returns the
 -- first run's statuses, so a publish is never read as meeting its own job (a generated id drawn
 -- again would make a duplicate)
--- ARGV[1] wake channel  ARGV[2] job count n
+-- KEYS[8] control (hash, see pause.lua): its 'partitions' field, when set, is how many partitions the
+-- queue is laid out in (see record-layout.lua); jobs routed by another count are refused
+-- ARGV[1] wake channel  ARGV[2] job count n  ARGV[3] partition count the publisher routed by
 -- then per job 5 values: id, 'd' (delay ms from now) or 'a' (absolute epoch ms), time, replace (0/1), payload
--- Returns per job: 1 created, 2 replaced an existing job, 0 kept the existing job.
+-- Returns per job: 1 created, 2 replaced an existing job, 0 kept the existing job; or the error
+-- 'LAYOUT <count>', storing nothing, when the queue is laid out in another number of partitions.
 -- Commands: n HSETNX (an HGET more per replacing job), then one HINCRBY, one ZADD and one RPUSH
 -- for the whole call, so a batch costs about one command per job.
 -- Cost: O(n log N).
 local prior = replayed(KEYS[7])
 if prior then return prior end
+local layout = redis.call('HGET', KEYS[8], 'partitions')
+if layout and layout ~= ARGV[3] then return redis.error_reply('LAYOUT ' .. layout) end
 local n = tonumber(ARGV[2])
 local now = now_ms()
 local old_head = head_score(KEYS[2])
@@ -21,7 +26,7 @@ local earliest = nil
 local result = {}
 local scored, ready, placed = {}, {}, {}
 for i = 0, n - 1 do
-  local base = 3 + i * 5
+  local base = 4 + i * 5
   local id, mode, time, replace, payload = ARGV[base], ARGV[base + 1], tonumber(ARGV[base + 2]), ARGV[base + 3], ARGV[base + 4]
   local due = time
   if mode == 'd' then due = now + time end

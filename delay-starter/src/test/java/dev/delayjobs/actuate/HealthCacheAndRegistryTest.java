@@ -13,6 +13,9 @@ import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
 
 import dev.delayjobs.redis.NewJob;
+import dev.delayjobs.partition.PartitionedQueues;
+import dev.delayjobs.partition.QueueLayouts;
+import dev.delayjobs.redis.QueueLayoutStore;
 import dev.delayjobs.redis.RedisJobStore;
 import dev.delayjobs.test.TestRedis;
 
@@ -29,9 +32,9 @@ class HealthCacheAndRegistryTest {
         RedisJobStore store = new RedisJobStore(redisson, TestRedis.uniquePrefix());
         store.registerQueue("q");
         store.publish("q", List.of(new NewJob("a", true, 60_000, false, "1")));
-        DelayQueuesHealthIndicator cached = new DelayQueuesHealthIndicator(store, Duration.ofMinutes(1), Status.DOWN,
+        DelayQueuesHealthIndicator cached = new DelayQueuesHealthIndicator(queues(store), Duration.ofMinutes(1), Status.DOWN,
                 Duration.ofHours(1));
-        DelayQueuesHealthIndicator uncached = new DelayQueuesHealthIndicator(store, Duration.ofMinutes(1), Status.DOWN,
+        DelayQueuesHealthIndicator uncached = new DelayQueuesHealthIndicator(queues(store), Duration.ofMinutes(1), Status.DOWN,
                 Duration.ZERO);
         assertThat(delayed(cached.health())).isEqualTo(1);
         assertThat(delayed(uncached.health())).isEqualTo(1);
@@ -49,8 +52,8 @@ class HealthCacheAndRegistryTest {
         redisson.getSet(store.prefix() + ":queues", StringCodec.INSTANCE).add("bad\nname{x}");
         assertThat(store.knownQueues()).as("what is in Redis").hasSize(2);
 
-        assertThat(RegisteredQueues.of(store)).containsExactly("real");
-        DelayQueuesHealthIndicator health = new DelayQueuesHealthIndicator(store, Duration.ofMinutes(1), Status.DOWN,
+        assertThat(RegisteredQueues.of(queues(store))).containsExactly("real");
+        DelayQueuesHealthIndicator health = new DelayQueuesHealthIndicator(queues(store), Duration.ofMinutes(1), Status.DOWN,
                 Duration.ZERO);
         assertThat(queues(health.health())).containsOnlyKeys("real");
     }
@@ -62,5 +65,9 @@ class HealthCacheAndRegistryTest {
 
     private static long delayed(Health health) {
         return (Long) queues(health).get("q").get("delayed");
+    }
+
+    private static PartitionedQueues queues(RedisJobStore store) {
+        return new PartitionedQueues(store, new QueueLayouts(store, new QueueLayoutStore(redisson, store.prefix()), Map.of(), "test"));
     }
 }

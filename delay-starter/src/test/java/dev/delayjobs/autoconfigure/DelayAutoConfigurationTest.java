@@ -390,8 +390,8 @@ class DelayAutoConfigurationTest {
     static class UserPublisher {
 
         @Bean
-        DelayPublisher userPublisher(RedisJobStore store, PayloadCodec codec) {
-            return new RedisDelayPublisher(store, codec, DelayQueueObserver.NONE, PublishDeferral.NONE, false,
+        DelayPublisher userPublisher(RedisJobStore store, dev.delayjobs.partition.PartitionedQueues queues, PayloadCodec codec) {
+            return new RedisDelayPublisher(store, queues, codec, DelayQueueObserver.NONE, PublishDeferral.NONE, false,
                     dev.delayjobs.core.JobTracing.NONE);
         }
     }
@@ -400,9 +400,9 @@ class DelayAutoConfigurationTest {
     static class UserRegistry {
 
         @Bean
-        ListenerContainerRegistry userRegistry(RedisJobStore store, dev.delayjobs.redis.QueueControls controls,
-                QueueWatchdog watchdog, PayloadCodec codec) {
-            return new ListenerContainerRegistry(store, controls, watchdog, codec, Duration.ofSeconds(3), DelayQueueObserver.NONE,
+        ListenerContainerRegistry userRegistry(RedisJobStore store, dev.delayjobs.partition.QueueLayouts layouts,
+                dev.delayjobs.redis.QueueControls controls, QueueWatchdog watchdog, PayloadCodec codec) {
+            return new ListenerContainerRegistry(store, layouts, controls, watchdog, codec, Duration.ofSeconds(3), DelayQueueObserver.NONE,
                     dev.delayjobs.listener.WorkerThreads.PLATFORM, dev.delayjobs.core.JobTracing.NONE);
         }
     }

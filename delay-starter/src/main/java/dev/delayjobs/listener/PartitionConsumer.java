@@ -1,0 +1,103 @@
+package dev.delayjobs.listener;
+
+import java.time.Duration;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import dev.delayjobs.core.DelayQueueObserver;
+import dev.delayjobs.core.JobTracing;
+import dev.delayjobs.core.PayloadCodec;
+import dev.delayjobs.redis.QueueControls;
+import dev.delayjobs.redis.RedisJobStore;
+import dev.delayjobs.timer.QueueWatchdog;
+
+/**
+ * The parts that consume one partition of a queue (the queue itself when it is not partitioned)
+ * during one start of its {@link ListenerContainer}: the watchdog's timer and lease on the
+ * partition, its {@link ClaimGate}, {@link Claimer}, {@link JobRunner}, {@link AckBatcher} and
+ * {@link OutcomeRecorder}, sharing the queue's {@link WorkerPermits} with the other partitions.
+ */
+final class PartitionConsumer {
+
+    /** The container's log category, which applications already configure. */
+    private static final Log logger = LogFactory.getLog(ListenerContainer.class);
+
+    private final ConsumedPartition partition;
+    private final RedisJobStore store;
+    private final QueueWatchdog watchdog;
+    private final HeldJobs held = new HeldJobs();
+    private final ClaimGate gate;
+    private final AckBatcher acks;
+    private final JobRunner runner;
+    private final Claimer claimer;
+
+    PartitionConsumer(ConsumedPartition partition, HandlerEndpoint endpoint, RedisJobStore store, QueueWatchdog watchdog,
+            QueueControls controls, PayloadCodec codec, DelayQueueObserver observer, JobTracing tracing,
+            WorkerThreads workerThreads, WorkerPermits workers, java.util.function.BooleanSupplier stopping) {
+        this.partition = partition;
+        this.store = store;
+        this.watchdog = watchdog;
+        QueueSettings settings = endpoint.settings();
+        watchdog.watch(partition.name(), settings.maxAttempts(), settings.concurrency());
+        gate = new ClaimGate(partition, controls);
+        gate.open(settings.pausedOnStartup());
+        acks = new AckBatcher(partition.name(), store, watchdog.instanceId(), held::settled, lost -> {
+            lost.forEach(held::settled);
+            held.markUnknown();
+        });
+        OutcomeRecorder outcomes = new OutcomeRecorder(endpoint, partition.name(), store, watchdog.instanceId(), held, stopping);
+        runner = new JobRunner(endpoint, codec, tracing, observer, outcomes, acks, held, workerThreads, workers);
+        // what this instance id held before (a restart under a fixed delay.instance-id, or stop then
+        // start) has no worker here: the claimer's first turn hands it back and claims above its fence
+        held.markUnknown();
+        claimer = new Claimer(endpoint, partition, store, watchdog, gate, runner, held);
+        claimer.start();
+    }
+
+    /** Stops claiming; the jobs held go on running. */
+    void stopClaiming() {
+        claimer.stop();
+        gate.close();
+    }
+
+    /** Waits up to {@code timeout} for the running handlers; returns whether none is left. */
+    boolean awaitHandlers(Duration timeout) {
+        return held.awaitEmpty(timeout);
+    }
+
+    void interruptHandlers() {
+        held.interruptAll();
+    }
+
+    int handlersLeft() {
+        return held.size();
+    }
+
+    /**
+     * Sends the last acks, stops the heartbeat and hands back what is still held: everything when
+     * the handlers finished, else what they do not hold (the rest is recovered when the lease expires).
+     */
+    void finish(boolean handlersFinished) {
+        acks.stop(Duration.ofSeconds(10));
+        // heartbeats stop before the release: one after it would enter this instance again
+        watchdog.unwatch(partition.name());
+        try {
+            if (handlersFinished) {
+                store.release(partition.name(), watchdog.instanceId());
+            }
+            else {
+                // handlers ignore the interrupt: handing their jobs back now would run them twice at
+                // once; they stay held, and other instances recover them when the lease expires
+                logger.warn(partition.describe() + ": " + held.size() + " handler(s) ignored the interrupt; "
+                        + "their jobs are recovered by other instances when the heartbeat lease expires");
+                store.releaseAllBut(partition.name(), watchdog.instanceId(), held.ids());
+            }
+        }
+        catch (RuntimeException ex) {
+            logger.warn(partition.describe() + ": could not hand jobs back at shutdown; other instances recover "
+                    + "them when the heartbeat lease expires: " + ex.getMessage());
+        }
+        runner.shutdown();
+    }
+}

@@ -1,0 +1,116 @@
+package dev.delayjobs.partition;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import dev.delayjobs.JobInfo;
+import dev.delayjobs.redis.DeadJob;
+import dev.delayjobs.redis.DeadJobs;
+import dev.delayjobs.redis.QueueLayoutStore;
+import dev.delayjobs.redis.RedisJobStore;
+
+/**
+ * What is asked of a whole queue, whatever its partitions: the operations on one job go to the
+ * partition its id maps to, the counts and the dead set are read from every partition and merged.
+ */
+public final class PartitionedQueues {
+
+    private final RedisJobStore store;
+    private final QueueLayouts layouts;
+
+    public PartitionedQueues(RedisJobStore store, QueueLayouts layouts) {
+        this.store = store;
+        this.layouts = layouts;
+    }
+
+    public QueueLayout layout(String queue) {
+        return layouts.layout(queue);
+    }
+
+    /** The layout to route by once a publish found {@code queue} laid out in {@code partitions} partitions. */
+    public QueueLayout layoutChanged(String queue, int partitions) {
+        return layouts.changed(queue, partitions);
+    }
+
+    public boolean cancel(String queue, String id) {
+        return store.cancel(layout(queue).partitionOf(id), id);
+    }
+
+    public boolean reschedule(String queue, String id, boolean relative, long time) {
+        return store.reschedule(layout(queue).partitionOf(id), id, relative, time);
+    }
+
+    public Optional<JobInfo> find(String queue, String id) {
+        // the partition's name stands in the record read; the caller asked by the queue's
+        return store.find(layout(queue).partitionOf(id), id).map(job -> new JobInfo(queue, job.id(), job.state(),
+                job.dueAt(), job.publishedAt(), job.attempts(), job.lastError(), job.payloadJson()));
+    }
+
+    /** Names of every queue published to or consumed under this prefix. */
+    public java.util.Set<String> knownQueues() {
+        return store.knownQueues();
+    }
+
+    /** Every count of the queue, in one call per partition. */
+    public PartitionedStats stats(String queue) {
+        List<PartitionedStats.Partition> partitions = new ArrayList<>();
+        for (String name : layout(queue).partitions()) {
+            partitions.add(new PartitionedStats.Partition(name, QueueLayoutStore.slot(name), store.stats(name)));
+        }
+        return PartitionedStats.of(partitions);
+    }
+
+    /** A page of the queue's dead set, newest first over all partitions, and its size. */
+    public DeadJobs.Page deadPage(String queue, int offset, int count) {
+        QueueLayout layout = layout(queue);
+        if (layout.size() == 1) {
+            return store.deadJobs().page(queue, offset, count);
+        }
+        long total = 0;
+        List<DeadJob> merged = new ArrayList<>();
+        for (String partition : layout.partitions()) {
+            // the page may hold the first offset + count of any partition
+            DeadJobs.Page page = store.deadJobs().page(partition, 0, offset + count);
+            total += page.total();
+            merged.addAll(page.jobs());
+        }
+        merged.sort(Comparator.comparingLong(DeadJob::diedAt).reversed().thenComparing(DeadJob::id));
+        List<DeadJob> jobs = merged.subList(Math.min(offset, merged.size()), Math.min(offset + count, merged.size()));
+        return new DeadJobs.Page(total, List.copyOf(jobs));
+    }
+
+    /** Gives dead jobs a fresh start; {@code ids} empty means all of them. */
+    public long requeueDead(String queue, List<String> ids) {
+        return byPartition(queue, ids, (partition, some) -> store.deadJobs().requeue(partition, some));
+    }
+
+    /** Deletes dead jobs; {@code ids} empty means all of them. */
+    public long deleteDead(String queue, List<String> ids) {
+        return byPartition(queue, ids, (partition, some) -> store.deadJobs().delete(partition, some));
+    }
+
+    private long byPartition(String queue, List<String> ids, DeadSetChange change) {
+        QueueLayout layout = layout(queue);
+        Map<String, List<String>> grouped = new LinkedHashMap<>();
+        if (ids.isEmpty()) {
+            layout.partitions().forEach(partition -> grouped.put(partition, List.of()));
+        }
+        else {
+            ids.forEach(id -> grouped.computeIfAbsent(layout.partitionOf(id), p -> new ArrayList<>()).add(id));
+        }
+        long done = 0;
+        for (Map.Entry<String, List<String>> entry : grouped.entrySet()) {
+            done += change.apply(entry.getKey(), entry.getValue());
+        }
+        return done;
+    }
+
+    @FunctionalInterface
+    private interface DeadSetChange {
+        long apply(String partition, List<String> ids);
+    }
+}

@@ -1,0 +1,126 @@
+package dev.delayjobs.partition;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import dev.delayjobs.redis.QueueLayoutStore;
+import dev.delayjobs.redis.QueueStats;
+import dev.delayjobs.redis.RedisJobStore;
+
+/**
+ * The partition layout of each queue this application uses. Redis records how many partitions a
+ * queue is laid out in; an application that configures {@code delay.queues.<q>.partitions}, or
+ * consumes the queue, declares its count at startup ({@link #declare}), which records it when the
+ * queue has nothing left under another count and stops startup otherwise. A queue this application
+ * only publishes to, without configuring its count, follows what Redis records (read once, and again
+ * when a publish meets a layout that changed).
+ */
+public final class QueueLayouts {
+
+    private static final Log logger = LogFactory.getLog(QueueLayouts.class);
+
+    private final RedisJobStore store;
+    private final QueueLayoutStore layouts;
+    private final Map<String, Integer> configured;
+    private final String instanceId;
+    private final Map<String, QueueLayout> known = new ConcurrentHashMap<>();
+
+    /**
+     * @param configured the partition count configured per queue ({@code delay.queues.<q>.partitions})
+     * @param instanceId this instance's id: its own lease from an earlier run does not count as a live consumer
+     */
+    public QueueLayouts(RedisJobStore store, QueueLayoutStore layouts, Map<String, Integer> configured, String instanceId) {
+        this.store = store;
+        this.layouts = layouts;
+        this.configured = Map.copyOf(configured);
+        this.instanceId = instanceId;
+    }
+
+    /** Declares every queue whose partition count is configured (at startup). */
+    public void declareConfigured() {
+        configured.keySet().forEach(this::declare);
+    }
+
+    /** The layout of {@code queue}: the declared one, else the one Redis records. */
+    public QueueLayout layout(String queue) {
+        QueueLayout layout = known.get(queue);
+        if (layout != null) {
+            return layout;
+        }
+        return known.computeIfAbsent(queue, q -> layoutOf(q, layouts.recorded(q)));
+    }
+
+    /**
+     * Called when a publish found {@code queue} laid out in {@code partitions} partitions now
+     * (another application changed it): the layout to route by from now on.
+     */
+    public QueueLayout changed(String queue, int partitions) {
+        QueueLayout now = layoutOf(queue, partitions);
+        QueueLayout before = known.put(queue, now);
+        if (configured.containsKey(queue) && before != null && before.size() != partitions) {
+            logger.warn("Queue '" + queue + "' is now laid out in " + partitions + " partition(s) in Redis; this "
+                    + "application is configured with delay.queues." + queue + ".partitions=" + configured.get(queue)
+                    + " and follows Redis until it restarts with the same count");
+        }
+        return now;
+    }
+
+    /**
+     * Declares this application's partition count of {@code queue} (the configured one, else 1):
+     * records it when Redis records none or another with nothing left under it, and returns the
+     * layout.
+     * @throws PartitionLayoutException when Redis records another count and the queue still has jobs
+     *     or live consumers under it
+     */
+    public synchronized QueueLayout declare(String queue) {
+        int wanted = configured.getOrDefault(queue, 1);
+        QueueLayout declared = known.get(queue);
+        if (declared != null && declared.size() == wanted && configured.containsKey(queue)) {
+            return declared;
+        }
+        int recorded = layouts.recorded(queue);
+        if (recorded != wanted) {
+            refuseIfInUse(queue, recorded, wanted);
+            logger.info("Queue '" + queue + "': laid out in " + wanted + " partition(s), was " + recorded
+                    + " (nothing was left under the old layout)");
+            layouts.record(queue, wanted, recorded);
+        }
+        else if (wanted > 1) {
+            // recorded already; told again so that partitions created since (a flushed node) know it too
+            layouts.record(queue, wanted, wanted);
+        }
+        QueueLayout layout = layoutOf(queue, wanted);
+        known.put(queue, layout);
+        return layout;
+    }
+
+    private void refuseIfInUse(String queue, int recorded, int wanted) {
+        long pending = 0;
+        long dead = 0;
+        long consumers = 0;
+        for (String partition : QueueLayoutStore.partitionNames(queue, recorded)) {
+            QueueStats stats = store.stats(partition);
+            pending += stats.delayed() + stats.ready() + stats.running();
+            dead += stats.dead();
+            consumers += stats.instances().stream()
+                    .filter(i -> !i.id().equals(instanceId) && i.leaseDeadline() > stats.serverNow()).count();
+        }
+        if (pending > 0 || dead > 0 || consumers > 0) {
+            throw new PartitionLayoutException("Queue '" + queue + "' is laid out in " + recorded + " partition(s) in "
+                    + "Redis, and this application asks for " + wanted + " (delay.queues." + queue + ".partitions). Under the "
+                    + "current layout it still has " + pending + " waiting or running job(s), " + dead + " dead job(s) and "
+                    + consumers + " live consumer instance(s) of other applications; changing the count now would strand them.",
+                    "Set delay.queues." + queue + ".partitions=" + recorded + " here (every application that consumes or "
+                            + "configures the queue must use the same count), or change it in two steps: stop publishing, "
+                            + "let the consumers drain the queue, delete or requeue-and-drain its dead jobs "
+                            + "(/actuator/delayqueues), stop the consumers, then start them with the new count.");
+        }
+    }
+
+    private static QueueLayout layoutOf(String queue, int partitions) {
+        return new QueueLayout(queue, QueueLayoutStore.partitionNames(queue, partitions));
+    }
+}

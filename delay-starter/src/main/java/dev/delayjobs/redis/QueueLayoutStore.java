@@ -1,0 +1,100 @@
+package dev.delayjobs.redis;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.redisson.api.RScript;
+import org.redisson.api.RScript.Mode;
+import org.redisson.api.RScript.ReturnType;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
+
+/**
+ * Where the partitions of a queue live: their names (which become the hash tags of their keys), and
+ * how many partitions each queue is laid out in, kept in Redis so that every application agrees.
+ *
+ * <p>Partition {@code i} of {@code n} is named {@code <queue>#<i>}, or {@code <queue>#<i>.<k>} with
+ * the smallest {@code k} that puts its hash slot in the middle half of the {@code i}-th of {@code n}
+ * equal slot ranges. A cluster whose masters own equal slot ranges (what {@code redis-cli --cluster
+ * create} makes) then serves the partitions of a queue laid out in as many partitions as it has
+ * masters, or a multiple, from different masters. The names depend on the queue and {@code n}
+ * only, so every instance computes the same. A queue of one partition keeps its own name.
+ */
+public final class QueueLayoutStore {
+
+    /** The most partitions a queue may have. */
+    public static final int MAX_PARTITIONS = 128;
+
+    private static final int SLOTS = 16384;
+    private static final LuaScript RECORD_LAYOUT = LuaScript.load("record-layout");
+    private static final LuaScript RECORDED_LAYOUT = LuaScript.load("recorded-layout");
+
+    private final RScript script;
+    private final String prefix;
+
+    public QueueLayoutStore(RedissonClient redisson, String prefix) {
+        this.script = redisson.getScript(StringCodec.INSTANCE);
+        this.prefix = prefix;
+    }
+
+    /** The names of the {@code partitions} partitions of {@code queue}, in order. */
+    public static List<String> partitionNames(String queue, int partitions) {
+        if (partitions < 1 || partitions > MAX_PARTITIONS) {
+            throw new IllegalArgumentException("partitions must be between 1 and " + MAX_PARTITIONS + ", was " + partitions);
+        }
+        if (partitions == 1) {
+            return List.of(queue);
+        }
+        List<String> names = new ArrayList<>(partitions);
+        for (int i = 0; i < partitions; i++) {
+            // the middle half of the range: slot ranges of unequal masters still rarely cut through it
+            int from = (int) ((long) SLOTS * (4L * i + 1) / (4L * partitions));
+            int to = (int) ((long) SLOTS * (4L * i + 3) / (4L * partitions));
+            String name = queue + "#" + i;
+            for (int k = 1; !inRange(slot(name), from, to); k++) {
+                name = queue + "#" + i + "." + k;
+            }
+            names.add(name);
+        }
+        return List.copyOf(names);
+    }
+
+    private static boolean inRange(int slot, int from, int to) {
+        return slot >= from && slot < Math.max(to, from + 1);
+    }
+
+    /** The Redis Cluster hash slot of every key of the partition (or unpartitioned queue) {@code name}. */
+    public static int slot(String name) {
+        return ClusterSlot.of("{" + name + "}");
+    }
+
+    /** The partition count recorded for {@code queue} (read on the master): 1 when none is. */
+    public int recorded(String queue) {
+        String n = RedisJobStore.call("read the partition layout of", queue, () -> RECORDED_LAYOUT.run(script,
+                Mode.READ_WRITE, ReturnType.STRING, List.of(registry()), queue));
+        return n == null ? 1 : Integer.parseInt(n);
+    }
+
+    /**
+     * Records that {@code queue} is laid out in {@code partitions} partitions, and tells every
+     * partition of this layout and of {@code previous} (the layout it replaces): a publisher that
+     * still routes by another count is refused there ({@link LayoutChangedException}) and reads the
+     * layout again.
+     */
+    public void record(String queue, int partitions, int previous) {
+        List<String> names = new ArrayList<>(partitionNames(queue, partitions));
+        partitionNames(queue, previous).stream().filter(name -> !names.contains(name)).forEach(names::add);
+        for (String name : names) {
+            QueueKeys k = new QueueKeys(prefix, name);
+            RedisJobStore.call("record the partition layout of", queue, () -> RECORD_LAYOUT.run(script, Mode.READ_WRITE,
+                    ReturnType.LONG, k.of(k.control()), Integer.toString(partitions)));
+        }
+        // last: a reader who sees the new count finds every partition told already
+        RedisJobStore.call("record the partition layout of", queue, () -> RECORD_LAYOUT.run(script, Mode.READ_WRITE,
+                ReturnType.LONG, List.of(registry()), Integer.toString(partitions), queue));
+    }
+
+    private String registry() {
+        return QueueKeys.layouts(prefix);
+    }
+}

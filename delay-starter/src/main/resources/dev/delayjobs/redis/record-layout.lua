@@ -1,0 +1,8 @@
+-- record-layout: records how many partitions a queue is laid out in. Called with the control hash of
+-- each partition (and of each partition of the layout it replaces), where publish.lua refuses jobs
+-- routed by another count; then with the registry of layouts, which publishers read.
+-- KEYS[1] control (hash, see pause.lua) of one partition, or the layouts registry (hash: queue -> count)
+-- ARGV[1] partition count   ARGV[2] the queue's name when KEYS[1] is the registry, else absent
+-- Returns 1. Cost: O(1).
+redis.call('HSET', KEYS[1], ARGV[2] or 'partitions', ARGV[1])
+return 1
