@@ -37,8 +37,9 @@ class ResentScriptTest {
 
     @Test
     void aResentPublishStoresOneJobAndAnswersCreatedAgain() {
-        List<Object> keys = k.of(k.jobs(), k.delayed(), k.ready(), k.stats(), k.dead(), k.errors(), k.request("p-1"));
-        Object[] args = { k.wakeChannel(), "1", "gen-id-1", "d", "60000", "0", "\"x\"" };
+        List<Object> keys = k.of(k.jobs(), k.delayed(), k.ready(), k.stats(), k.dead(), k.errors(), k.request("p-1"),
+                k.control());
+        Object[] args = { k.wakeChannel(), "1", "1", "gen-id-1", "d", "60000", "0", "\"x\"" };
         List<Object> first = LuaScript.load("publish").run(script, Mode.READ_WRITE, ReturnType.LIST, keys, args);
         List<Object> copy = LuaScript.load("publish").run(script, Mode.READ_WRITE, ReturnType.LIST, keys, args);
 
