@@ -294,6 +294,45 @@ class DelayAutoConfigurationTest {
     }
 
     @Test
+    void partitionCountsOutOfRangeOrAgainstOtherSettingsFailStartupNamingTheProperty() {
+        assertInvalidProperty("delay.queues.orders.partitions", "delay.queues.orders.partitions=0");
+        assertInvalidProperty("delay.queues.orders.partitions", "delay.queues.orders.partitions=129");
+        assertInvalidProperty("delay.queues.orders.partitions", "delay.queues.orders.partitions=2",
+                "delay.queues.orders.redisson-delayed-queue=legacy");
+        assertInvalidProperty("delay.queues.orders.rate-limit", "delay.queues.orders.partitions=4",
+                "delay.queues.orders.rate-limit=3/1s");
+    }
+
+    @Test
+    void aConfiguredPartitionCountIsRecordedAtStartupAndTheBeansAreReplaceable() {
+        runner.withPropertyValues("delay.queues.orders.partitions=3").run(context -> {
+            assertThat(context).hasSingleBean(dev.delayjobs.partition.QueueLayouts.class)
+                    .hasSingleBean(dev.delayjobs.partition.PartitionedQueues.class);
+            assertThat(context.getBean(dev.delayjobs.partition.PartitionedQueues.class).layout("orders").size()).isEqualTo(3);
+            RedisJobStore store = context.getBean(RedisJobStore.class);
+            assertThat(new dev.delayjobs.redis.QueueLayoutStore(context.getBean(RedissonClient.class), store.prefix())
+                    .recorded("orders")).isEqualTo(3);
+        });
+    }
+
+    @Test
+    void aPartitionCountThatWouldStrandJobsFailsStartupWithAnAnalysisNamingTheRecordedCount() {
+        String prefix = TestRedis.uniquePrefix();
+        RedissonClient redisson = TestRedis.sharedClient();
+        new dev.delayjobs.redis.QueueLayoutStore(redisson, prefix).record("orders", 2, 1);
+        new RedisJobStore(redisson, prefix).publish(dev.delayjobs.redis.QueueLayoutStore.partitionNames("orders", 2).get(1), 2,
+                List.of(new dev.delayjobs.redis.NewJob("a", true, 60_000, false, "1")));
+        runner.withPropertyValues("delay.key-prefix=" + prefix, "delay.queues.orders.partitions=3").run(context -> {
+            assertThat(context).hasFailed();
+            org.springframework.boot.diagnostics.FailureAnalysis analysis = new PartitionLayoutFailureAnalyzer()
+                    .analyze(context.getStartupFailure());
+            assertThat(analysis.getDescription()).contains("Queue 'orders' is laid out in 2 partition(s)")
+                    .contains("asks for 3").contains("1 waiting or running job(s)");
+            assertThat(analysis.getAction()).contains("delay.queues.orders.partitions=2");
+        });
+    }
+
+    @Test
     void zeroQueueConcurrencyFailsStartup() {
         assertInvalidProperty("delay.queues.q.concurrency", "delay.queues.q.concurrency=0");
     }
