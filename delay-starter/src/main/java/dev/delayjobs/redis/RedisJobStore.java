@@ -58,6 +58,7 @@ public final class RedisJobStore {
     private static final LuaScript FIND = LuaScript.load("find");
     private static final LuaScript QUEUE_STATS = LuaScript.load("queue-stats");
     private static final LuaScript KNOWN_QUEUES = LuaScript.load("known-queues");
+    private static final LuaScript CONSUMER_INSTANCES = LuaScript.load("consumer-instances");
 
     private final RedissonClient redisson;
     private final String prefix;
@@ -351,10 +352,28 @@ public final class RedisJobStore {
         args.add(forget ? "1" : "0");
         args.add(fence);
         args.addAll(keep);
-        List<Object> r = call("recover jobs of", queue, () -> RECOVER.run(script, Mode.READ_WRITE, ReturnType.LIST,
-                k.of(k.instances(), k.workers(), k.ready(), k.jobs(), k.dead(), k.errors(), k.stats(), k.claimFences()),
+        List<Object> keys = new ArrayList<>(k.of(k.instances(), k.workers(), k.ready(), k.jobs(), k.dead(), k.errors(),
+                k.stats(), k.claimFences()));
+        keys.addAll(activeLists(k, instance.isEmpty() ? consumerInstances(queue) : List.of(instance)));
+        List<Object> r = call("recover jobs of", queue, () -> RECOVER.run(script, Mode.READ_WRITE, ReturnType.LIST, keys,
                 args.toArray()));
         return new Recovery(asLong(r.get(0)), asLong(r.get(1)), asLong(r.get(2)), asLong(r.get(3)));
+    }
+
+    /**
+     * The instances in the queue's lease set, read on the master: recover.lua and queue-stats.lua
+     * get their active lists as declared keys (a server or proxy that checks declared keys, as
+     * some managed services do, refuses a script that touches others).
+     */
+    private List<String> consumerInstances(String queue) {
+        QueueKeys k = keys(queue);
+        List<Object> members = call("list the consumers of", queue, () -> CONSUMER_INSTANCES.run(script, Mode.READ_WRITE,
+                ReturnType.LIST, k.of(k.instances())));
+        return members.stream().map(String.class::cast).toList();
+    }
+
+    private static List<Object> activeLists(QueueKeys k, List<String> instances) {
+        return instances.stream().<Object>map(k::active).toList();
     }
 
     public boolean cancel(String queue, String id) {
@@ -405,9 +424,11 @@ public final class RedisJobStore {
     @SuppressWarnings("unchecked")
     public QueueStats stats(String queue) {
         QueueKeys k = keys(queue);
+        List<Object> keys = new ArrayList<>(k.of(k.delayed(), k.ready(), k.dead(), k.stats(), k.instances(), k.workers(),
+                k.jobs(), k.control()));
+        keys.addAll(activeLists(k, consumerInstances(queue)));
         List<Object> r = call("read the counts of", queue, () -> QUEUE_STATS.run(script, Mode.READ_WRITE, ReturnType.LIST,
-                k.of(k.delayed(), k.ready(), k.dead(), k.stats(), k.instances(), k.workers(), k.jobs(), k.control()),
-                k.activePrefix()));
+                keys, k.activePrefix()));
         List<Object> counts = (List<Object>) r.get(0);
         List<Object> control = (List<Object>) r.get(3);
         List<Object> totals = (List<Object>) r.get(1);

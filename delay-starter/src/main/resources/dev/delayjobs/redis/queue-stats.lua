@@ -1,7 +1,9 @@
 -- queue-stats: every count of one queue in one call, for the endpoint, health and gauges (read-only).
 -- KEYS[1] delayed (zset)   KEYS[2] ready (list)   KEYS[3] dead (zset)   KEYS[4] stats (hash)
 -- KEYS[5] instances (zset) KEYS[6] workers (hash) KEYS[7] jobs (hash)   KEYS[8] control (hash, see pause.lua)
--- ARGV[1] prefix of the active lists (active:<instance> keys share the queue's hash slot)
+-- KEYS[9..] the active:<instance> lists of the instances the caller read from KEYS[5] just before;
+-- an instance that entered after that read is shown holding 0 jobs
+-- ARGV[1] prefix of the active lists
 -- Returns { {now, delayed, ready, running, dead, next due or -1, due time of the oldest waiting
 -- job or -1}, {stat name, value, ...}, {instance, lease deadline, workers, held jobs, ...},
 -- {paused at or false, runtime rate limit or false} }.
@@ -18,9 +20,13 @@ if head then
 end
 local instances = {}
 local running = 0
+local declared = {}
+for i = 9, #KEYS do declared[KEYS[i]] = true end
 local members = redis.call('ZRANGE', KEYS[5], 0, -1, 'WITHSCORES')
 for i = 1, #members, 2 do
-  local held = redis.call('LLEN', ARGV[1] .. members[i])
+  local active = ARGV[1] .. members[i]
+  local held = 0
+  if declared[active] then held = redis.call('LLEN', active) end
   running = running + held
   instances[#instances + 1] = members[i]
   instances[#instances + 1] = members[i + 1]

@@ -7,7 +7,10 @@
 -- the ids in ARGV[5..] are still being handled and stay).
 -- KEYS[1] instances (zset)   KEYS[2] workers (hash)   KEYS[3] ready (list)   KEYS[4] jobs (hash)
 -- KEYS[5] dead (zset)        KEYS[6] errors (hash)    KEYS[7] stats (hash)   KEYS[8] fences (hash)
--- ARGV[1] prefix of the active lists (active:<instance> keys share the queue's hash slot)
+-- KEYS[9..] the active:<instance> lists this call may touch: the instance's to release, or those of
+-- every instance the caller read from KEYS[1] just before. An expired instance whose list is not
+-- declared (it entered after that read) is left for the next call.
+-- ARGV[1] prefix of the active lists
 -- ARGV[2] max attempts   ARGV[3] instance to release, or ''   ARGV[4] forget the instance (0/1)
 -- ARGV[5] claim fence: when releasing without forgetting, claims of a lower epoch are refused from
 -- now on (see claim.lua); the fence only ever rises. 'next' raises it by one from where it is: a
@@ -26,44 +29,48 @@ if releasing then
 else
   instances = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, 100)
 end
+local declared = {}
+for i = 9, #KEYS do declared[KEYS[i]] = true end
 local keep = {}
 for i = 6, #ARGV do keep[ARGV[i]] = true end
 local requeued, buried, forgotten, fence = 0, 0, 0, 0
 for _, instance in ipairs(instances) do
   local active = ARGV[1] .. instance
-  local ids = redis.call('LRANGE', active, 0, -1)
-  for i = #ids, 1, -1 do
-    local id = ids[i]
-    if not keep[id] then
-      redis.call('LREM', active, 1, id)
-      local rec = redis.call('HGET', KEYS[4], id)
-      local r = rec and decode(rec)
-      if r and r.running == '1' then
-        r.running = '0'
-        redis.call('HSET', KEYS[4], id, encode(r))
-        if not releasing and r.attempts >= max_attempts then
-          redis.call('ZADD', KEYS[5], now, id)
-          redis.call('HSET', KEYS[6], id, 'consumer ' .. instance .. ' stopped during attempt ' .. r.attempts)
-          redis.call('HINCRBY', KEYS[7], 'dead', 1)
-          buried = buried + 1
-        else
-          redis.call('LPUSH', KEYS[3], id)
-          requeued = requeued + 1
+  if declared[active] then
+    local ids = redis.call('LRANGE', active, 0, -1)
+    for i = #ids, 1, -1 do
+      local id = ids[i]
+      if not keep[id] then
+        redis.call('LREM', active, 1, id)
+        local rec = redis.call('HGET', KEYS[4], id)
+        local r = rec and decode(rec)
+        if r and r.running == '1' then
+          r.running = '0'
+          redis.call('HSET', KEYS[4], id, encode(r))
+          if not releasing and r.attempts >= max_attempts then
+            redis.call('ZADD', KEYS[5], now, id)
+            redis.call('HSET', KEYS[6], id, 'consumer ' .. instance .. ' stopped during attempt ' .. r.attempts)
+            redis.call('HINCRBY', KEYS[7], 'dead', 1)
+            buried = buried + 1
+          else
+            redis.call('LPUSH', KEYS[3], id)
+            requeued = requeued + 1
+          end
         end
       end
     end
-  end
-  if not releasing or ARGV[4] == '1' then
-    redis.call('ZREM', KEYS[1], instance)
-    redis.call('HDEL', KEYS[2], instance)
-    if releasing then redis.call('HDEL', KEYS[8], instance) end
-    forgotten = forgotten + 1
-  else
-    fence = tonumber(redis.call('HGET', KEYS[8], instance) or '0')
-    local wanted = ARGV[5] == 'next' and fence + 1 or tonumber(ARGV[5])
-    if wanted > fence then
-      redis.call('HSET', KEYS[8], instance, wanted)
-      fence = wanted
+    if not releasing or ARGV[4] == '1' then
+      redis.call('ZREM', KEYS[1], instance)
+      redis.call('HDEL', KEYS[2], instance)
+      if releasing then redis.call('HDEL', KEYS[8], instance) end
+      forgotten = forgotten + 1
+    else
+      fence = tonumber(redis.call('HGET', KEYS[8], instance) or '0')
+      local wanted = ARGV[5] == 'next' and fence + 1 or tonumber(ARGV[5])
+      if wanted > fence then
+        redis.call('HSET', KEYS[8], instance, wanted)
+        fence = wanted
+      end
     end
   end
 end
