@@ -1,6 +1,7 @@
 package dev.delayjobs.listener;
 
 import java.time.Duration;
+import java.util.function.BooleanSupplier;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -34,7 +35,7 @@ final class PartitionConsumer {
 
     PartitionConsumer(ConsumedPartition partition, HandlerEndpoint endpoint, RedisJobStore store, QueueWatchdog watchdog,
             QueueControls controls, PayloadCodec codec, DelayQueueObserver observer, JobTracing tracing,
-            WorkerThreads workerThreads, WorkerPermits workers, java.util.function.BooleanSupplier stopping) {
+            WorkerThreads workerThreads, WorkerPermits workers, BooleanSupplier stopping) {
         this.partition = partition;
         this.store = store;
         this.watchdog = watchdog;

@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 import dev.delayjobs.JobInfo;
 import dev.delayjobs.redis.DeadJob;
@@ -51,7 +52,7 @@ public final class PartitionedQueues {
     }
 
     /** Names of every queue published to or consumed under this prefix. */
-    public java.util.Set<String> knownQueues() {
+    public Set<String> knownQueues() {
         return store.knownQueues();
     }
 

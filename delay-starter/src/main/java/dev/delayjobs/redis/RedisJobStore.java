@@ -15,6 +15,8 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
 import java.util.function.LongConsumer;
 import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import org.jspecify.annotations.Nullable;
 import org.redisson.api.RScript;
@@ -58,6 +60,8 @@ public final class RedisJobStore {
     private static final LuaScript FIND = LuaScript.load("find");
     private static final LuaScript QUEUE_STATS = LuaScript.load("queue-stats");
     private static final LuaScript KNOWN_QUEUES = LuaScript.load("known-queues");
+    /** publish.lua's refusal of jobs routed by another partition count than the queue's. */
+    private static final Pattern LAYOUT_ERROR = Pattern.compile("LAYOUT (\\d+)");
     private static final LuaScript CONSUMER_INSTANCES = LuaScript.load("consumer-instances");
 
     private final RedissonClient redisson;
@@ -203,12 +207,9 @@ public final class RedisJobStore {
     private static DelayQueueException layoutChanged(String queue, DelayQueueException ex) {
         for (Throwable t = ex; t != null; t = t.getCause() == t ? null : t.getCause()) {
             String message = String.valueOf(t.getMessage());
-            int at = message.indexOf("LAYOUT ");
-            if (at >= 0) {
-                java.util.regex.Matcher count = java.util.regex.Pattern.compile("LAYOUT (\\d+)").matcher(message.substring(at));
-                if (count.lookingAt()) {
-                    return new LayoutChangedException(queue, Integer.parseInt(count.group(1)));
-                }
+            Matcher count = LAYOUT_ERROR.matcher(message);
+            if (count.find()) {
+                return new LayoutChangedException(queue, Integer.parseInt(count.group(1)));
             }
         }
         return ex;
