@@ -37,7 +37,8 @@ import dev.delayjobs.embeddedredis.RespConnection;
  * ({@code INFO CPU}, sys + user) each master spent between the first publish and the last
  * delivery. Run with
  * {@code java -cp delay-benchmark/target/delay-benchmark.jar -Dloader.main=dev.delayjobs.benchmark.PartitionScaleBenchmark org.springframework.boot.loader.launch.PropertiesLauncher}
- * after {@code ./mvnw -B -o -q -pl delay-benchmark -am package -DskipTests}.
+ * after {@code ./mvnw -B -o -q -pl delay-benchmark -am package -DskipTests} ({@code -Dscale.concurrency=48}
+ * before {@code -cp} for another concurrency than 16).
  */
 public final class PartitionScaleBenchmark {
 
@@ -49,7 +50,8 @@ public final class PartitionScaleBenchmark {
     private static final int BATCH = 500;
     private static final int JOBS = 500_000;
     private static final int WARM_UP_JOBS = 10_000;
-    private static final int CONCURRENCY = 16;
+    /** Handler threads of the one consumer instance; {@code -Dscale.concurrency} to change. */
+    private static final int CONCURRENCY = Integer.getInteger("scale.concurrency", 16);
     private static final long MAX_DELAY_MS = 1000;
     /** How long the deliveries may trail the last publish before the run is reported short. */
     private static final long DRAIN_TIMEOUT_MS = 120_000;
