@@ -24,6 +24,7 @@ import dev.delayjobs.PublishRequest;
 import dev.delayjobs.actuate.DelayQueuesEndpoint;
 import dev.delayjobs.actuate.QueueView;
 import dev.delayjobs.redis.QueueLayoutStore;
+import dev.delayjobs.redis.RedisJobStore;
 import dev.delayjobs.test.Recorder;
 import dev.delayjobs.test.TestApps;
 import dev.delayjobs.test.TestRedis;
@@ -46,6 +47,17 @@ class PartitionedQueueTest {
             if (job.payload() < 0) {
                 throw new IllegalStateException("negative " + job.payload());
             }
+            recorder.record(job.id(), job.dueAt(), job.attempt(), job.payload());
+        }
+    }
+
+    /** With attempts to spare: a job recovered after its first attempt is delivered again. */
+    static class RetryingHandler {
+
+        final Recorder recorder = new Recorder();
+
+        @DelayedHandler(queue = "orders", concurrency = "4", maxAttempts = "3")
+        void orders(DelayedJob<Integer> job) {
             recorder.record(job.id(), job.dueAt(), job.attempt(), job.payload());
         }
     }
@@ -181,6 +193,35 @@ class PartitionedQueueTest {
                 assertThat(recorder.counts()).hasSize(20);
                 assertThat(follower.getBean(PartitionedQueues.class).layout("orders").size()).isEqualTo(2);
             }
+        }
+    }
+
+    /** An instance that claimed jobs in every partition and stopped heartbeating: each partition's jobs come back. */
+    @Test
+    void jobsHeldInEveryPartitionByAVanishedInstanceAreRecoveredAndHandled() {
+        String prefix = TestRedis.uniquePrefix();
+        List<String> ids;
+        try (ConfigurableApplicationContext publisherOnly = TestApps.run(prefix, List.of(), PARTITIONS)) {
+            List<PublishRequest> requests = new ArrayList<>();
+            for (int i = 0; i < 30; i++) {
+                requests.add(PublishRequest.of(i).delay(Duration.ZERO));
+            }
+            ids = publisherOnly.getBean(DelayPublisher.class).publishAll("orders", requests);
+            RedisJobStore store = publisherOnly.getBean(RedisJobStore.class);
+            // a consumer that takes every job of every partition, with a 1 s lease it never renews
+            int held = 0;
+            for (String partition : QueueLayoutStore.partitionNames("orders", 3)) {
+                int taken = store.claim(partition, "vanished", 100, Duration.ofSeconds(1), 1).jobs().size();
+                assertThat(taken).as("jobs held in " + partition).isPositive();
+                held += taken;
+            }
+            assertThat(held).isEqualTo(30);
+        }
+        try (ConfigurableApplicationContext consumer = TestApps.run(prefix, List.of(RetryingHandler.class), PARTITIONS)) {
+            Recorder recorder = consumer.getBean(RetryingHandler.class).recorder;
+            await().atMost(Duration.ofSeconds(20)).until(() -> recorder.total() >= 30);
+            assertThat(recorder.counts()).containsOnlyKeys(ids);
+            assertThat(recorder.deliveries()).allSatisfy(d -> assertThat(d.attempt()).as(d.id()).isEqualTo(2));
         }
     }
 
