@@ -12,6 +12,7 @@ import org.springframework.boot.health.contributor.Status;
 
 import dev.delayjobs.redis.QueueStats;
 import dev.delayjobs.partition.PartitionedQueues;
+import dev.delayjobs.partition.PartitionedStats;
 
 /**
  * {@code delayQueues} health: DOWN when Redis cannot be reached; the configured status (DOWN by
@@ -66,7 +67,8 @@ public class DelayQueuesHealthIndicator implements HealthIndicator {
         Map<String, Object> queues = new LinkedHashMap<>();
         Map<String, Long> overdue = new LinkedHashMap<>();
         for (String queue : RegisteredQueues.of(store)) {
-            QueueStats stats = store.stats(queue).total();
+            PartitionedStats partitioned = store.stats(queue);
+            QueueStats stats = partitioned.total();
             long lateness = stats.oldestLatenessMillis();
             Map<String, Object> detail = new LinkedHashMap<>();
             detail.put("delayed", stats.delayed());
@@ -76,6 +78,12 @@ public class DelayQueuesHealthIndicator implements HealthIndicator {
             detail.put("consumers", stats.instances().size());
             detail.put("oldestOverdueMillis", lateness);
             detail.put("paused", stats.control().paused());
+            if (partitioned.partitions().size() > 1) {
+                // the partition that holds the queue back (its master down or hung, say) named at once
+                Map<String, Long> byPartition = new LinkedHashMap<>();
+                partitioned.partitions().forEach(p -> byPartition.put(p.name(), p.stats().oldestLatenessMillis()));
+                detail.put("oldestOverdueMillisByPartition", byPartition);
+            }
             queues.put(queue, detail);
             // a paused queue's due jobs wait on purpose: it is not stalled
             if (!stats.control().paused() && !stats.instances().isEmpty() && lateness > overdueThreshold.toMillis()) {

@@ -150,6 +150,14 @@ class PartitionedQueueTest {
             assertThat(endpoint.act("orders", "delete-dead", null, true, null).affected()).isEqualTo(3);
             assertThat(endpoint.queues().queues().get("orders").dead()).isZero();
 
+            @SuppressWarnings("unchecked")
+            Map<String, Object> health = (Map<String, Object>) ((Map<String, Object>) app
+                    .getBean(dev.delayjobs.actuate.DelayQueuesHealthIndicator.class).health().getDetails().get("queues"))
+                    .get("orders");
+            assertThat(health).containsEntry("delayed", 29L);
+            assertThat((Map<?, ?>) health.get("oldestOverdueMillisByPartition"))
+                    .containsOnlyKeys(QueueLayoutStore.partitionNames("orders", 3).toArray());
+
             DelayQueueControl control = app.getBean(DelayQueueControl.class);
             assertThat(control.pause("orders")).isTrue();
             assertThat(control.state("orders").paused()).isTrue();
