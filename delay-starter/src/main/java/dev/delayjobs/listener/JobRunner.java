@@ -62,7 +62,8 @@ final class JobRunner {
         this.freeWorkers = freeWorkers;
         // at most: the running handlers, as many abandoned after a timeout (see timedOut), and
         // the short tasks that record those timeouts
-        this.workers = new ThreadPoolExecutor(settings.concurrency(), 3 * settings.concurrency(), 60, TimeUnit.SECONDS,
+        // kept: this partition's share of the workers (all of them unpartitioned); more start when it holds more
+        this.workers = new ThreadPoolExecutor(freeWorkers.share(), 3 * settings.concurrency(), 60, TimeUnit.SECONDS,
                 new SynchronousQueue<>(), workerThreads.forQueue(queue()));
         if (settings.handlerTimeout() != null) {
             timeouts = new ScheduledThreadPoolExecutor(1, task -> {

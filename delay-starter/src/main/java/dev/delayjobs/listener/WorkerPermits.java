@@ -27,6 +27,11 @@ final class WorkerPermits {
         return taken;
     }
 
+    /** The most workers one claimer takes at once: all of them for a queue of one partition. */
+    int share() {
+        return share;
+    }
+
     /** Gives back workers that {@link #await} took and did not use, or that finished a job. */
     void giveBack(int count) {
         free.release(count);

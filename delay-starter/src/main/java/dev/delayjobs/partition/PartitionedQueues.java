@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
+import java.util.function.Predicate;
 
 import dev.delayjobs.JobInfo;
 import dev.delayjobs.redis.DeadJob;
@@ -38,17 +40,34 @@ public final class PartitionedQueues {
     }
 
     public boolean cancel(String queue, String id) {
-        return store.cancel(layout(queue).partitionOf(id), id);
+        return byId(queue, id, partition -> store.cancel(partition, id), Boolean::booleanValue);
     }
 
     public boolean reschedule(String queue, String id, boolean relative, long time) {
-        return store.reschedule(layout(queue).partitionOf(id), id, relative, time);
+        return byId(queue, id, partition -> store.reschedule(partition, id, relative, time), Boolean::booleanValue);
     }
 
     public Optional<JobInfo> find(String queue, String id) {
         // the partition's name stands in the record read; the caller asked by the queue's
-        return store.find(layout(queue).partitionOf(id), id).map(job -> new JobInfo(queue, job.id(), job.state(),
-                job.dueAt(), job.publishedAt(), job.attempts(), job.lastError(), job.payloadJson()));
+        return byId(queue, id, partition -> store.find(partition, id), Optional::isPresent).map(job -> new JobInfo(queue,
+                job.id(), job.state(), job.dueAt(), job.publishedAt(), job.attempts(), job.lastError(), job.payloadJson()));
+    }
+
+    /**
+     * Runs {@code lookup} in the partition of job {@code id}; when it finds nothing and the queue
+     * turns out to be laid out anew since this application read its layout, once more in the
+     * partition the id maps to now.
+     */
+    private <T> T byId(String queue, String id, Function<String, T> lookup, Predicate<T> found) {
+        QueueLayout layout = layout(queue);
+        T result = lookup.apply(layout.partitionOf(id));
+        if (!found.test(result)) {
+            QueueLayout now = layouts.recheck(queue, layout);
+            if (now != null) {
+                return lookup.apply(now.partitionOf(id));
+            }
+        }
+        return result;
     }
 
     /** Names of every queue published to or consumed under this prefix. */

@@ -2,6 +2,7 @@ package dev.delayjobs.partition;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -26,7 +27,12 @@ public final class QueueLayouts {
     private final QueueLayoutStore layouts;
     private final Map<String, Integer> configured;
     private final String instanceId;
-    private final Map<String, QueueLayout> known = new ConcurrentHashMap<>();
+    /** How long a layout read from Redis, not declared here, is used before it is read again. */
+    private static final long FOLLOW_NANOS = TimeUnit.SECONDS.toNanos(10);
+    /** The least time between two readings of a layout after a lookup missed (see {@link #recheck}). */
+    private static final long RECHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    private final Map<String, Known> known = new ConcurrentHashMap<>();
 
     /**
      * @param configured the partition count configured per queue ({@code delay.queues.<q>.partitions})
@@ -44,13 +50,36 @@ public final class QueueLayouts {
         configured.keySet().forEach(this::declare);
     }
 
-    /** The layout of {@code queue}: the declared one, else the one Redis records. */
+    /**
+     * The layout of {@code queue}: the declared one, else the one Redis records, read again when
+     * the last reading is more than 10 s old (another application may have laid the queue out anew).
+     */
     public QueueLayout layout(String queue) {
-        QueueLayout layout = known.get(queue);
-        if (layout != null) {
-            return layout;
+        Known entry = known.get(queue);
+        if (entry == null || (!entry.declared && System.nanoTime() - entry.readAt > FOLLOW_NANOS)) {
+            entry = read(queue, false);
         }
-        return known.computeIfAbsent(queue, q -> layoutOf(q, layouts.recorded(q)));
+        return entry.layout;
+    }
+
+    /**
+     * Called when a lookup by id in {@code used} found nothing (find, cancel, reschedule): reads the
+     * layout again, at most once a second per queue, and returns it when it changed, so that the
+     * caller asks again in the right partition; null when it did not change.
+     */
+    public QueueLayout recheck(String queue, QueueLayout used) {
+        Known entry = known.get(queue);
+        if (entry != null && System.nanoTime() - entry.readAt < RECHECK_NANOS) {
+            return null;
+        }
+        Known now = read(queue, entry != null && entry.declared);
+        return now.layout.size() == used.size() ? null : now.layout;
+    }
+
+    private Known read(String queue, boolean declared) {
+        Known entry = new Known(layoutOf(queue, layouts.recorded(queue)), declared, System.nanoTime());
+        known.put(queue, entry);
+        return entry;
     }
 
     /**
@@ -59,8 +88,8 @@ public final class QueueLayouts {
      */
     public QueueLayout changed(String queue, int partitions) {
         QueueLayout now = layoutOf(queue, partitions);
-        QueueLayout before = known.put(queue, now);
-        if (configured.containsKey(queue) && before != null && before.size() != partitions) {
+        Known before = known.put(queue, new Known(now, false, System.nanoTime()));
+        if (configured.containsKey(queue) && before != null && before.layout.size() != partitions) {
             logger.warn("Queue '" + queue + "' is now laid out in " + partitions + " partition(s) in Redis; this "
                     + "application is configured with delay.queues." + queue + ".partitions=" + configured.get(queue)
                     + " and follows Redis until it restarts with the same count");
@@ -77,9 +106,9 @@ public final class QueueLayouts {
      */
     public synchronized QueueLayout declare(String queue) {
         int wanted = configured.getOrDefault(queue, 1);
-        QueueLayout declared = known.get(queue);
-        if (declared != null && declared.size() == wanted && configured.containsKey(queue)) {
-            return declared;
+        Known declared = known.get(queue);
+        if (declared != null && declared.declared && declared.layout.size() == wanted) {
+            return declared.layout;
         }
         int recorded = layouts.recorded(queue);
         if (recorded != wanted) {
@@ -93,7 +122,7 @@ public final class QueueLayouts {
             layouts.record(queue, wanted, wanted);
         }
         QueueLayout layout = layoutOf(queue, wanted);
-        known.put(queue, layout);
+        known.put(queue, new Known(layout, true, System.nanoTime()));
         return layout;
     }
 
@@ -118,6 +147,14 @@ public final class QueueLayouts {
                             + "let the consumers drain the queue, delete or requeue-and-drain its dead jobs "
                             + "(/actuator/delayqueues), stop the consumers, then start them with the new count.");
         }
+    }
+
+    /**
+     * A layout this application uses, and when it was read. A declared one was recorded at startup
+     * by this application and is not read again on a timer (no other may change it while this one
+     * consumes; one that changed it anyway is noticed when a publish or a lookup is refused or misses).
+     */
+    private record Known(QueueLayout layout, boolean declared, long readAt) {
     }
 
     private static QueueLayout layoutOf(String queue, int partitions) {

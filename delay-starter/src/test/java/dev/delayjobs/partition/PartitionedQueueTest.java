@@ -189,10 +189,19 @@ class PartitionedQueueTest {
 
             assertThat(publisher.cancel("orders", id)).isTrue();
             assertThat(publisher.cancel("orders", second)).isTrue();
+            // an application that only looks jobs up, and has read the layout of 3 by now
+            ConfigurableApplicationContext lookups = TestApps.run(prefix, List.of());
+            DelayPublisher lookupPublisher = lookups.getBean(DelayPublisher.class);
+            assertThat(lookupPublisher.find("orders", id)).isEmpty();
             // now empty: a consumer with 2 partitions lays it out again, and the follower, which still
             // routes by 3, is refused by the old partitions and routes by 2 from then on
-            try (ConfigurableApplicationContext consumer = TestApps.run(prefix, List.of(Handlers.class),
+            try (lookups; ConfigurableApplicationContext consumer = TestApps.run(prefix, List.of(Handlers.class),
                     "delay.queues.orders.partitions=2")) {
+                String late = consumer.getBean(DelayPublisher.class).publish("orders", 7, Duration.ofHours(1), "late");
+                // its lookups miss in the old layout, read the new one (at most once a second) and find
+                // the job in its partition
+                await().atMost(Duration.ofSeconds(5)).until(() -> lookupPublisher.find("orders", late).isPresent());
+                assertThat(lookupPublisher.cancel("orders", late)).isTrue();
                 for (int i = 0; i < 20; i++) {
                     publisher.publish("orders", i, Duration.ZERO);
                 }
