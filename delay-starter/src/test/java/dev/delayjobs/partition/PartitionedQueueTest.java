@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -83,12 +82,7 @@ class PartitionedQueueTest {
             Recorder b = second.getBean(Handlers.class).recorder;
             await().atMost(Duration.ofSeconds(60)).until(() -> a.total() + b.total() >= 630);
 
-            Map<String, Integer> union = new HashMap<>(a.counts());
-            b.counts().forEach((id, count) -> union.merge(id, count, Integer::sum));
-            assertThat(union).containsOnlyKeys(ids).allSatisfy((id, count) -> assertThat(count).as(id).isEqualTo(1));
-            List<Recorder.Delivery> all = new ArrayList<>(a.deliveries());
-            all.addAll(b.deliveries());
-            assertThat(all).allSatisfy(d -> assertThat(d.handledAt()).isAfterOrEqualTo(d.dueAt()));
+            Recorder.assertEachHandledOnceAndNoneEarly(ids, a, b);
 
             PartitionedStats stats = first.getBean(PartitionedQueues.class).stats("orders");
             assertThat(stats.partitions()).extracting(PartitionedStats.Partition::name)
@@ -155,8 +149,9 @@ class PartitionedQueueTest {
                     .getBean(dev.delayjobs.actuate.DelayQueuesHealthIndicator.class).health().getDetails().get("queues"))
                     .get("orders");
             assertThat(health).containsEntry("delayed", 29L);
-            assertThat((Map<?, ?>) health.get("oldestOverdueMillisByPartition"))
-                    .containsOnlyKeys(QueueLayoutStore.partitionNames("orders", 3).toArray());
+            @SuppressWarnings("unchecked")
+            Map<String, Long> byPartition = (Map<String, Long>) health.get("oldestOverdueMillisByPartition");
+            assertThat(byPartition).containsOnlyKeys(QueueLayoutStore.partitionNames("orders", 3));
 
             DelayQueueControl control = app.getBean(DelayQueueControl.class);
             assertThat(control.pause("orders")).isTrue();

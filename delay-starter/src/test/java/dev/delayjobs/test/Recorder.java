@@ -1,6 +1,11 @@
 package dev.delayjobs.test;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -35,5 +40,20 @@ public final class Recorder {
 
     public int total() {
         return deliveries.size();
+    }
+
+    /**
+     * Asserts what several instances' handlers saw together: every one of {@code ids} handled
+     * exactly once, nothing else, and none before its due time.
+     */
+    public static void assertEachHandledOnceAndNoneEarly(Collection<String> ids, Recorder... recorders) {
+        Map<String, Integer> union = new HashMap<>();
+        List<Delivery> all = new ArrayList<>();
+        for (Recorder recorder : recorders) {
+            recorder.counts().forEach((id, count) -> union.merge(id, count, Integer::sum));
+            all.addAll(recorder.deliveries());
+        }
+        assertThat(union).containsOnlyKeys(ids).allSatisfy((id, count) -> assertThat(count).as(id).isEqualTo(1));
+        assertThat(all).allSatisfy(d -> assertThat(d.handledAt()).as(d.id()).isAfterOrEqualTo(d.dueAt()));
     }
 }

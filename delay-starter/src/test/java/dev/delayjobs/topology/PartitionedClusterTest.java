@@ -5,10 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 
@@ -63,17 +61,12 @@ class PartitionedClusterTest {
             for (int i = 0; i < 900; i++) {
                 requests.add(PublishRequest.of(i).delay(Duration.ofMillis(random.nextInt(1500))).key("hot-" + i));
             }
-            publisher.publishAll("hot", requests);
+            List<String> ids = publisher.publishAll("hot", requests);
             Recorder a = first.getBean(Handlers.class).recorder;
             Recorder b = second.getBean(Handlers.class).recorder;
             await().atMost(Duration.ofSeconds(60)).until(() -> a.total() + b.total() >= 900);
 
-            Map<String, Integer> union = new HashMap<>(a.counts());
-            b.counts().forEach((id, count) -> union.merge(id, count, Integer::sum));
-            assertThat(union).hasSize(900).allSatisfy((id, count) -> assertThat(count).as(id).isEqualTo(1));
-            List<Recorder.Delivery> all = new ArrayList<>(a.deliveries());
-            all.addAll(b.deliveries());
-            assertThat(all).allSatisfy(d -> assertThat(d.handledAt()).isAfterOrEqualTo(d.dueAt()));
+            Recorder.assertEachHandledOnceAndNoneEarly(ids, a, b);
             PartitionedStats after = first.getBean(PartitionedQueues.class).stats("hot");
             assertThat(after.total().totals().get("completed")).isEqualTo(900);
             assertThat(after.partitions()).allSatisfy(p -> assertThat(p.stats().totals().get("completed")).isGreaterThan(200));

@@ -7,9 +7,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -88,23 +86,19 @@ class TopologyTest {
                         List.of(Handlers.class))) {
             DelayPublisher publisher = first.getBean(DelayPublisher.class);
             Random random = new Random(11);
+            List<String> ids = new ArrayList<>();
             for (String queue : List.of("orders", "mails", "refunds")) {
                 List<PublishRequest> requests = new ArrayList<>();
                 for (int i = 0; i < 300; i++) {
                     requests.add(PublishRequest.of(i).delay(Duration.ofMillis(random.nextInt(1500))).key(queue + "-" + i));
                 }
-                publisher.publishAll(queue, requests);
+                ids.addAll(publisher.publishAll(queue, requests));
             }
             Recorder a = first.getBean(Handlers.class).recorder;
             Recorder b = second.getBean(Handlers.class).recorder;
             await().atMost(Duration.ofSeconds(60)).until(() -> a.total() + b.total() >= 900);
 
-            Map<String, Integer> union = new HashMap<>(a.counts());
-            b.counts().forEach((id, count) -> union.merge(id, count, Integer::sum));
-            assertThat(union).hasSize(900).allSatisfy((id, count) -> assertThat(count).as(id).isEqualTo(1));
-            List<Recorder.Delivery> all = new ArrayList<>(a.deliveries());
-            all.addAll(b.deliveries());
-            assertThat(all).allSatisfy(d -> assertThat(d.handledAt()).isAfterOrEqualTo(d.dueAt()));
+            Recorder.assertEachHandledOnceAndNoneEarly(ids, a, b);
         }
     }
 
