@@ -78,6 +78,11 @@ public final class ListenerContainer {
         return running;
     }
 
+    /** How many partitions of the queue this container consumes (0 before its first start). */
+    public int partitions() {
+        return consumers.size();
+    }
+
     /**
      * Starts consuming every partition of the queue.
      * @throws dev.delayjobs.partition.PartitionLayoutException when the queue is laid out in another

@@ -84,8 +84,9 @@ public final class ListenerContainerRegistry implements SmartLifecycle {
         for (Registered registered : containers.values()) {
             if (registered.endpoint.settings().autoStartup()) {
                 registered.container.start();
+                int partitions = registered.container.partitions();
                 logger.info("Queue '" + registered.endpoint.queue() + "': consumed by " + registered.endpoint.describe()
-                        + ", " + describe(registered.endpoint.settings()));
+                        + ", " + describe(registered.endpoint.settings()) + (partitions > 1 ? ", " + partitions + " partitions" : ""));
             }
             else {
                 logger.info("Queue '" + registered.endpoint.queue() + "': handled by " + registered.endpoint.describe()
