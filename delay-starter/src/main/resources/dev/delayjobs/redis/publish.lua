@@ -24,14 +24,16 @@ local old_head = head_score(KEYS[2])
 local last_gen = redis.call('HINCRBY', KEYS[4], 'published', n)
 local earliest = nil
 local result = {}
+-- placed: where each id of this call went, as a number (no table per job): its index in ready, or
+-- minus its score's index in scored
 local scored, ready, placed = {}, {}, {}
+local replaced_in_call = false
 for i = 0, n - 1 do
   local base = 4 + i * 5
   local id, mode, time, replace, payload = ARGV[base], ARGV[base + 1], tonumber(ARGV[base + 2]), ARGV[base + 3], ARGV[base + 4]
   local due = time
   if mode == 'd' then due = now + time end
-  local record = encode({ gen = last_gen - n + 1 + i, attempts = 0, running = '0', due = due,
-                          published = now, payload = payload })
+  local record = new_record(last_gen - n + 1 + i, due, now, payload)
   local status = 1
   if redis.call('HSETNX', KEYS[1], id, record) == 0 then
     local old = replace == '1' and decode(redis.call('HGET', KEYS[1], id))
@@ -49,26 +51,29 @@ for i = 0, n - 1 do
     -- an id met again in this call (replaced within the batch) keeps only its last placement
     local before = placed[id]
     if before then
-      if before.ready then ready[before.at] = false else scored[before.at] = false; scored[before.at + 1] = false end
+      replaced_in_call = true
+      if before > 0 then ready[before] = false else scored[-before] = false; scored[-before + 1] = false end
     end
     if due <= now then
       ready[#ready + 1] = id
-      placed[id] = { ready = true, at = #ready }
+      placed[id] = #ready
     else
       scored[#scored + 1] = due
       scored[#scored + 1] = id
-      placed[id] = { ready = false, at = #scored - 1 }
+      placed[id] = -(#scored - 1)
       if earliest == nil or due < earliest then earliest = due end
     end
   end
   result[i + 1] = status
 end
-local function kept(list)
-  local out = {}
-  for _, v in ipairs(list) do if v then out[#out + 1] = v end end
-  return out
+if replaced_in_call then
+  local function kept(list)
+    local out = {}
+    for _, v in ipairs(list) do if v then out[#out + 1] = v end end
+    return out
+  end
+  scored, ready = kept(scored), kept(ready)
 end
-scored, ready = kept(scored), kept(ready)
 call_in_chunks('ZADD', KEYS[2], scored)
 call_in_chunks('RPUSH', KEYS[3], ready)
 if earliest ~= nil then wake_if_head(KEYS[2], ARGV[1], earliest, old_head) end
