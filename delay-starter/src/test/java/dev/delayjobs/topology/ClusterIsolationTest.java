@@ -28,9 +28,6 @@ import dev.delayjobs.test.TestRedis;
  */
 class ClusterIsolationTest {
 
-    /** Whether the frozen master is frozen, as each handler call saw it. */
-    static volatile boolean frozen;
-
     static class Handlers {
 
         final List<String> deliveredWhileFrozen = new CopyOnWriteArrayList<>();
@@ -53,7 +50,7 @@ class ClusterIsolationTest {
 
         private void record(String payload) {
             delivered.add(payload);
-            if (frozen) {
+            if (FrozenMaster.now()) {
                 deliveredWhileFrozen.add(payload);
             }
         }
@@ -77,9 +74,7 @@ class ClusterIsolationTest {
 
             // due while the master hangs: its transfer timer fires into the hang, as its sweeps do
             publisher.publish(frozenQueue, "stuck", Duration.ofMillis(1500));
-            frozenMaster.pause();
-            frozen = true;
-            try {
+            FrozenMaster.during(frozenMaster, () -> {
                 List<String> expected = new ArrayList<>();
                 for (int i = 0; i < 20; i++) {
                     for (String queue : queues.subList(1, 3)) {
@@ -90,12 +85,7 @@ class ClusterIsolationTest {
                 }
                 await().atMost(Duration.ofSeconds(25)).until(() -> handlers.deliveredWhileFrozen.size() == expected.size());
                 assertThat(handlers.deliveredWhileFrozen).containsExactlyInAnyOrderElementsOf(expected);
-                assertThat(frozenMaster.isRunning()).as("the master was still frozen").isFalse();
-            }
-            finally {
-                frozen = false;
-                frozenMaster.resume();
-            }
+            });
             await().atMost(Duration.ofSeconds(30)).until(() -> handlers.delivered.contains("stuck"));
         }
     }

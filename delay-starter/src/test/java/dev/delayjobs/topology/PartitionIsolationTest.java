@@ -28,8 +28,6 @@ import dev.delayjobs.test.TestRedis;
  */
 class PartitionIsolationTest {
 
-    static volatile boolean frozen;
-
     static class Handlers {
 
         final List<String> delivered = new CopyOnWriteArrayList<>();
@@ -38,7 +36,7 @@ class PartitionIsolationTest {
         @DelayedHandler(queue = "spread", concurrency = "6")
         void spread(DelayedJob<String> job) {
             delivered.add(job.id());
-            if (frozen) {
+            if (FrozenMaster.now()) {
                 deliveredWhileFrozen.add(job.id());
             }
         }
@@ -63,9 +61,7 @@ class PartitionIsolationTest {
             RedisServerProcess frozenMaster = cluster.masterOf(prefix + ":{" + layout.partitions().get(0) + "}:jobs");
             // due while the master hangs: partition 0's timer and claimer run into the hang
             publisher.publish("spread", "stuck", Duration.ofMillis(1500), keys.get(0).get(1));
-            frozenMaster.pause();
-            frozen = true;
-            try {
+            FrozenMaster.during(frozenMaster, () -> {
                 List<String> expected = new ArrayList<>();
                 for (int i = 1; i <= 20; i++) {
                     for (List<String> partitionKeys : keys.subList(1, 3)) {
@@ -76,12 +72,7 @@ class PartitionIsolationTest {
                 }
                 await().atMost(Duration.ofSeconds(25)).until(() -> handlers.deliveredWhileFrozen.size() == expected.size());
                 assertThat(handlers.deliveredWhileFrozen).containsExactlyInAnyOrderElementsOf(expected);
-                assertThat(frozenMaster.isRunning()).as("the master was still frozen").isFalse();
-            }
-            finally {
-                frozen = false;
-                frozenMaster.resume();
-            }
+            });
             await().atMost(Duration.ofSeconds(30)).until(() -> handlers.delivered.contains(keys.get(0).get(1)));
         }
     }
