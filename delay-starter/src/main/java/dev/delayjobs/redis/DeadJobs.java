@@ -37,7 +37,7 @@ public final class DeadJobs {
     /** A page of the dead set, newest first, and the size of the whole set. */
     public Page page(String queue, int offset, int count) {
         QueueKeys k = keys(queue);
-        List<Object> r = RedisJobStore.call("list dead jobs of", queue, () -> DEAD_PAGE.run(script, Mode.READ_WRITE,
+        List<Object> r = RedisCalls.call("list dead jobs of", queue, () -> DEAD_PAGE.run(script, Mode.READ_WRITE,
                 ReturnType.LIST, k.of(k.dead(), k.jobs(), k.errors()), Integer.toString(offset), Integer.toString(count)));
         List<DeadJob> jobs = new ArrayList<>();
         for (int i = 1; i + 3 < r.size(); i += 4) {
@@ -65,7 +65,7 @@ public final class DeadJobs {
     /** Deletes up to {@code max} dead jobs older than {@code retention}. */
     public int trim(String queue, Duration retention, int max) {
         QueueKeys k = keys(queue);
-        Long r = RedisJobStore.call("trim dead jobs of", queue, () -> TRIM_DEAD.run(script, Mode.READ_WRITE,
+        Long r = RedisCalls.call("trim dead jobs of", queue, () -> TRIM_DEAD.run(script, Mode.READ_WRITE,
                 ReturnType.LONG, k.of(k.dead(), k.jobs(), k.errors()), Long.toString(retention.toMillis()),
                 Integer.toString(max)));
         return r.intValue();
@@ -81,7 +81,7 @@ public final class DeadJobs {
                 List<Object> args = new ArrayList<>();
                 args.add(Integer.toString(BATCH));
                 args.addAll(ids.subList(from, Math.min(ids.size(), from + BATCH)));
-                Long done = RedisJobStore.call(action, queue, () -> lua.run(script, Mode.READ_WRITE, ReturnType.LONG,
+                Long done = RedisCalls.call(action, queue, () -> lua.run(script, Mode.READ_WRITE, ReturnType.LONG,
                         keyList, args.toArray()));
                 total += done;
             }
@@ -91,7 +91,7 @@ public final class DeadJobs {
         // counted on the master, where a replica's count may lag behind
         long rounds = deadCount.applyAsLong(queue) / BATCH + 1;
         for (long round = 0; round < rounds; round++) {
-            Long done = RedisJobStore.call(action, queue, () -> lua.run(script, Mode.READ_WRITE, ReturnType.LONG, keyList,
+            Long done = RedisCalls.call(action, queue, () -> lua.run(script, Mode.READ_WRITE, ReturnType.LONG, keyList,
                     Integer.toString(BATCH)));
             total += done;
             if (done == 0) {

@@ -42,7 +42,7 @@ public final class QueueControls {
      */
     public boolean pause(String queue, boolean onlyIfNeverControlled) {
         QueueKeys k = keys(queue);
-        Long paused = RedisJobStore.call("pause", queue, () -> PAUSE.run(script, Mode.READ_WRITE, ReturnType.LONG,
+        Long paused = RedisCalls.call("pause", queue, () -> PAUSE.run(script, Mode.READ_WRITE, ReturnType.LONG,
                 k.of(k.control()), onlyIfNeverControlled ? "1" : "0", k.controlChannel()));
         return paused == 1;
     }
@@ -50,7 +50,7 @@ public final class QueueControls {
     /** Resumes {@code queue}; returns whether it was paused. */
     public boolean resume(String queue) {
         QueueKeys k = keys(queue);
-        Long resumed = RedisJobStore.call("resume", queue, () -> RESUME.run(script, Mode.READ_WRITE, ReturnType.LONG,
+        Long resumed = RedisCalls.call("resume", queue, () -> RESUME.run(script, Mode.READ_WRITE, ReturnType.LONG,
                 k.of(k.control()), k.controlChannel()));
         return resumed == 1;
     }
@@ -58,7 +58,7 @@ public final class QueueControls {
     /** Sets the runtime rate limit of {@code queue}, or clears it with {@code null}. */
     public void setRateLimit(String queue, @Nullable RateLimit limit) {
         QueueKeys k = keys(queue);
-        RedisJobStore.call("set the rate limit of", queue, () -> RATE_LIMIT.run(script, Mode.READ_WRITE,
+        RedisCalls.call("set the rate limit of", queue, () -> RATE_LIMIT.run(script, Mode.READ_WRITE,
                 ReturnType.LONG, k.of(k.control()), limit == null ? "0" : Integer.toString(limit.permits()),
                 limit == null ? "0" : Long.toString(limit.window().toMillis()), k.controlChannel()));
     }
@@ -66,7 +66,7 @@ public final class QueueControls {
     /** The state of {@code queue}, read on the master. */
     public QueueControlState state(String queue) {
         QueueKeys k = keys(queue);
-        List<Object> r = RedisJobStore.call("read the controls of", queue, () -> CONTROL_STATE.run(script,
+        List<Object> r = RedisCalls.call("read the controls of", queue, () -> CONTROL_STATE.run(script,
                 Mode.READ_WRITE, ReturnType.LIST, k.of(k.control())));
         return parse(r.get(0), r.get(1));
     }
@@ -77,7 +77,7 @@ public final class QueueControls {
      */
     public ChannelSubscription subscribe(String queue, Runnable onChange) {
         RTopic topic = redisson.getTopic(keys(queue).controlChannel(), StringCodec.INSTANCE);
-        int listenerId = RedisJobStore.call("subscribe to the controls of", queue,
+        int listenerId = RedisCalls.call("subscribe to the controls of", queue,
                 () -> topic.addListener(String.class, (channel, message) -> onChange.run()));
         return new ChannelSubscription(topic, listenerId);
     }

@@ -70,7 +70,7 @@ public final class QueueLayoutStore {
 
     /** The partition count recorded for {@code queue} (read on the master): 1 when none is. */
     public int recorded(String queue) {
-        String n = RedisJobStore.call("read the partition layout of", queue, () -> RECORDED_LAYOUT.run(script,
+        String n = RedisCalls.call("read the partition layout of", queue, () -> RECORDED_LAYOUT.run(script,
                 Mode.READ_WRITE, ReturnType.STRING, List.of(registry()), queue));
         return n == null ? 1 : Integer.parseInt(n);
     }
@@ -86,11 +86,11 @@ public final class QueueLayoutStore {
         partitionNames(queue, previous).stream().filter(name -> !names.contains(name)).forEach(names::add);
         for (String name : names) {
             QueueKeys k = new QueueKeys(prefix, name);
-            RedisJobStore.call("record the partition layout of", queue, () -> RECORD_LAYOUT.run(script, Mode.READ_WRITE,
+            RedisCalls.call("record the partition layout of", queue, () -> RECORD_LAYOUT.run(script, Mode.READ_WRITE,
                     ReturnType.LONG, k.of(k.control()), Integer.toString(partitions)));
         }
         // last: a reader who sees the new count finds every partition told already
-        RedisJobStore.call("record the partition layout of", queue, () -> RECORD_LAYOUT.run(script, Mode.READ_WRITE,
+        RedisCalls.call("record the partition layout of", queue, () -> RECORD_LAYOUT.run(script, Mode.READ_WRITE,
                 ReturnType.LONG, List.of(registry()), Integer.toString(partitions), queue));
     }
 

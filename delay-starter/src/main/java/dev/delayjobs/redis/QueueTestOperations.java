@@ -36,7 +36,7 @@ public final class QueueTestOperations {
         long moved = 0;
         long last;
         do {
-            last = RedisJobStore.call("fast-forward", queue, () -> FAST_FORWARD.<Long>run(script, Mode.READ_WRITE, ReturnType.LONG,
+            last = RedisCalls.call("fast-forward", queue, () -> FAST_FORWARD.<Long>run(script, Mode.READ_WRITE, ReturnType.LONG,
                     k.of(k.jobs(), k.delayed(), k.ready()), Long.toString(window.toMillis()),
                     Integer.toString(FAST_FORWARD_BATCH)));
             moved += last;
@@ -50,7 +50,7 @@ public final class QueueTestOperations {
      */
     public void clear(String queue) {
         QueueKeys k = new QueueKeys(prefix, queue);
-        RedisJobStore.call("clear", queue, () -> {
+        RedisCalls.call("clear", queue, () -> {
             List<String> keys = new ArrayList<>(List.of(k.jobs(), k.delayed(), k.ready(), k.dead(), k.errors(), k.stats(),
                     k.instances(), k.workers(), k.claimFences()));
             redisson.<String>getScoredSortedSet(k.instances(), StringCodec.INSTANCE).readAll()

@@ -1,11 +1,8 @@
 package dev.delayjobs.redis;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -14,7 +11,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
 import java.util.function.LongConsumer;
-import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -24,13 +20,10 @@ import org.redisson.api.RScript.Mode;
 import org.redisson.api.RScript.ReturnType;
 import org.redisson.api.RTopic;
 import org.redisson.api.RedissonClient;
-import org.redisson.api.queue.DequeMoveArgs;
-import org.redisson.client.RedisException;
 import org.redisson.client.codec.StringCodec;
 
 import dev.delayjobs.DelayQueueException;
 import dev.delayjobs.JobInfo;
-import dev.delayjobs.JobState;
 import dev.delayjobs.RateLimit;
 
 /**
@@ -57,12 +50,8 @@ public final class RedisJobStore {
     private static final LuaScript RECOVER = LuaScript.load("recover");
     private static final LuaScript CANCEL = LuaScript.load("cancel");
     private static final LuaScript RESCHEDULE = LuaScript.load("reschedule");
-    private static final LuaScript FIND = LuaScript.load("find");
-    private static final LuaScript QUEUE_STATS = LuaScript.load("queue-stats");
-    private static final LuaScript KNOWN_QUEUES = LuaScript.load("known-queues");
     /** publish.lua's refusal of jobs routed by another partition count than the queue's. */
     private static final Pattern LAYOUT_ERROR = Pattern.compile("LAYOUT (\\d+)");
-    private static final LuaScript CONSUMER_INSTANCES = LuaScript.load("consumer-instances");
 
     private final RedissonClient redisson;
     private final String prefix;
@@ -73,6 +62,7 @@ public final class RedisJobStore {
     private final DeadJobs deadJobs;
     private final Map<String, String> bridgedLists;
     private final RedissonQueueStore redissonQueues;
+    private final QueueReads reads;
 
     public RedisJobStore(RedissonClient redisson, String prefix) {
         this(redisson, prefix, Integer.MAX_VALUE);
@@ -107,6 +97,7 @@ public final class RedisJobStore {
         this.prefix = prefix;
         this.script = redisson.getScript(StringCodec.INSTANCE);
         this.longestRecord = longestRecord;
+        this.reads = new QueueReads(script, prefix, this.bridgedLists, redissonQueues);
         this.deadJobs = new DeadJobs(script, prefix, queue -> stats(queue).dead());
     }
 
@@ -121,7 +112,7 @@ public final class RedisJobStore {
      */
     public boolean keysPassUnchanged() {
         String probe = prefix + ":name-mapper-probe";
-        String seen = call("check the key names of", null, () -> script.eval(probe, Mode.READ_WRITE, "return KEYS[1]",
+        String seen = RedisCalls.call("check the key names of", null, () -> script.eval(probe, Mode.READ_WRITE, "return KEYS[1]",
                 ReturnType.STRING, List.of(probe)));
         return probe.equals(seen);
     }
@@ -129,18 +120,14 @@ public final class RedisJobStore {
     /** Records the queue name in the registry of known queues, once per store. */
     public void registerQueue(String queue) {
         if (!registered.contains(queue)) {
-            call("register", queue, () -> redisson.getSet(QueueKeys.registry(prefix), StringCodec.INSTANCE).add(queue));
+            RedisCalls.call("register", queue, () -> redisson.getSet(QueueKeys.registry(prefix), StringCodec.INSTANCE).add(queue));
             registered.add(queue);
         }
     }
 
     /** Names of every queue published to or consumed under this prefix. */
     public Set<String> knownQueues() {
-        List<Object> names = call("list the queues", null, () -> KNOWN_QUEUES.run(script, Mode.READ_WRITE, ReturnType.LIST,
-                List.of(QueueKeys.registry(prefix))));
-        Set<String> queues = new LinkedHashSet<>();
-        names.forEach(name -> queues.add((String) name));
-        return queues;
+        return reads.knownQueues();
     }
 
     /** Stores jobs in an unpartitioned queue. */
@@ -173,11 +160,11 @@ public final class RedisJobStore {
         List<Object> result;
         try {
             if (confirmation.replicas() == 0) {
-                result = call("publish to", queue, () -> PUBLISH.run(script, Mode.READ_WRITE, ReturnType.LIST, keyList,
+                result = RedisCalls.call("publish to", queue, () -> PUBLISH.run(script, Mode.READ_WRITE, ReturnType.LIST, keyList,
                         args.toArray()));
             }
             else {
-                LuaScript.Confirmed<List<Object>> confirmed = call("publish to", queue, () -> PUBLISH.runConfirmed(redisson,
+                LuaScript.Confirmed<List<Object>> confirmed = RedisCalls.call("publish to", queue, () -> PUBLISH.runConfirmed(redisson,
                         Mode.READ_WRITE, ReturnType.LIST, keyList, confirmation, args.toArray()));
                 if (confirmed.replicas() < confirmation.replicas()) {
                     throw new DelayQueueException("Queue '" + queue + "': " + jobs.size() + " job(s) written on the master, "
@@ -218,7 +205,7 @@ public final class RedisJobStore {
     /** Moves up to {@code batch} due jobs to ready and tells when the next one is due. */
     public Transfer transfer(String queue, int batch) {
         QueueKeys k = keys(queue);
-        List<Object> r = call("transfer due jobs of", queue, () -> TRANSFER.run(script, Mode.READ_WRITE, ReturnType.LIST,
+        List<Object> r = RedisCalls.call("transfer due jobs of", queue, () -> TRANSFER.run(script, Mode.READ_WRITE, ReturnType.LIST,
                 k.of(k.delayed(), k.ready()), Integer.toString(batch)));
         return new Transfer(asInt(r.get(0)), asLong(r.get(1)), asLong(r.get(2)));
     }
@@ -231,14 +218,7 @@ public final class RedisJobStore {
      * @return whether jobs are ready
      */
     public boolean awaitReady(String queue, Duration timeout) {
-        return awaitNotEmpty(redisson, queue, keys(queue).ready(), timeout);
-    }
-
-    /** {@link #awaitReady} for any list: {@code BLMOVE list list LEFT LEFT}, which takes nothing. */
-    static boolean awaitNotEmpty(RedissonClient redisson, String queue, String list, Duration timeout) {
-        Duration wait = timeout.compareTo(Duration.ofSeconds(1)) < 0 ? Duration.ofSeconds(1) : timeout;
-        return call("wait on", queue, () -> redisson.<String>getBlockingDeque(list, StringCodec.INSTANCE)
-                .move(wait, DequeMoveArgs.pollFirst().addFirstTo(list))) != null;
+        return RedisCalls.awaitNotEmpty(redisson, queue, keys(queue).ready(), timeout);
     }
 
     /**
@@ -265,7 +245,7 @@ public final class RedisJobStore {
     public Claim claim(String queue, String instance, int max, Duration lease, long epoch,
             @Nullable RateLimit configuredLimit, int partition, int partitions) {
         QueueKeys k = keys(queue);
-        List<Object> r = call("claim from", queue, () -> CLAIM.run(script, Mode.READ_WRITE, ReturnType.LIST,
+        List<Object> r = RedisCalls.call("claim from", queue, () -> CLAIM.run(script, Mode.READ_WRITE, ReturnType.LIST,
                 k.of(k.ready(), k.active(instance), k.jobs(), k.delayed(), k.dead(), k.errors(), k.stats(),
                         k.instances(), k.claimFences(), k.request(requestId()), k.control(), k.rateLog()),
                 Integer.toString(max), instance, Long.toString(lease.toMillis()), Long.toString(epoch),
@@ -290,7 +270,7 @@ public final class RedisJobStore {
             args[3 * i + 1] = jobs.get(i).gen();
             args[3 * i + 2] = Integer.toString(jobs.get(i).attempts());
         }
-        Long done = call("ack on", queue, () -> ACK.run(script, Mode.READ_WRITE, ReturnType.LONG,
+        Long done = RedisCalls.call("ack on", queue, () -> ACK.run(script, Mode.READ_WRITE, ReturnType.LONG,
                 k.of(k.active(instance), k.jobs(), k.errors(), k.stats()), args));
         return done.intValue();
     }
@@ -298,7 +278,7 @@ public final class RedisJobStore {
     /** Schedules a failed job again after {@code backoff}. */
     public boolean retry(String queue, String instance, StoredJob job, String error, Duration backoff) {
         QueueKeys k = keys(queue);
-        Long r = call("retry on", queue, () -> RETRY.run(script, Mode.READ_WRITE, ReturnType.LONG,
+        Long r = RedisCalls.call("retry on", queue, () -> RETRY.run(script, Mode.READ_WRITE, ReturnType.LONG,
                 k.of(k.active(instance), k.jobs(), k.delayed(), k.errors(), k.stats()),
                 job.id(), job.gen(), error, Long.toString(backoff.toMillis()), k.wakeChannel(),
                 Integer.toString(job.attempts())));
@@ -308,7 +288,7 @@ public final class RedisJobStore {
     /** Moves a claimed job to the dead set with {@code error}. */
     public boolean bury(String queue, String instance, StoredJob job, String error) {
         QueueKeys k = keys(queue);
-        Long r = call("bury on", queue, () -> BURY.run(script, Mode.READ_WRITE, ReturnType.LONG,
+        Long r = RedisCalls.call("bury on", queue, () -> BURY.run(script, Mode.READ_WRITE, ReturnType.LONG,
                 k.of(k.active(instance), k.jobs(), k.dead(), k.errors(), k.stats()), job.id(), job.gen(), error,
                 Integer.toString(job.attempts())));
         return r == 1L;
@@ -317,7 +297,7 @@ public final class RedisJobStore {
     /** Renews the lease of {@code instance} on the queue. */
     public void heartbeat(String queue, String instance, Duration lease, int workers) {
         QueueKeys k = keys(queue);
-        call("heartbeat on", queue, () -> HEARTBEAT.run(script, Mode.READ_WRITE, ReturnType.LONG,
+        RedisCalls.call("heartbeat on", queue, () -> HEARTBEAT.run(script, Mode.READ_WRITE, ReturnType.LONG,
                 k.of(k.instances(), k.workers()), instance, Long.toString(lease.toMillis()), Integer.toString(workers)));
     }
 
@@ -355,31 +335,15 @@ public final class RedisJobStore {
         args.addAll(keep);
         List<Object> keys = new ArrayList<>(k.of(k.instances(), k.workers(), k.ready(), k.jobs(), k.dead(), k.errors(),
                 k.stats(), k.claimFences()));
-        keys.addAll(activeLists(k, instance.isEmpty() ? consumerInstances(queue) : List.of(instance)));
-        List<Object> r = call("recover jobs of", queue, () -> RECOVER.run(script, Mode.READ_WRITE, ReturnType.LIST, keys,
+        keys.addAll(QueueReads.activeLists(k, instance.isEmpty() ? reads.consumerInstances(queue) : List.of(instance)));
+        List<Object> r = RedisCalls.call("recover jobs of", queue, () -> RECOVER.run(script, Mode.READ_WRITE, ReturnType.LIST, keys,
                 args.toArray()));
         return new Recovery(asLong(r.get(0)), asLong(r.get(1)), asLong(r.get(2)), asLong(r.get(3)));
     }
 
-    /**
-     * The instances in the queue's lease set, read on the master: recover.lua and queue-stats.lua
-     * get their active lists as declared keys (a server or proxy that checks declared keys, as
-     * some managed services do, refuses a script that touches others).
-     */
-    private List<String> consumerInstances(String queue) {
-        QueueKeys k = keys(queue);
-        List<Object> members = call("list the consumers of", queue, () -> CONSUMER_INSTANCES.run(script, Mode.READ_WRITE,
-                ReturnType.LIST, k.of(k.instances())));
-        return members.stream().map(String.class::cast).toList();
-    }
-
-    private static List<Object> activeLists(QueueKeys k, List<String> instances) {
-        return instances.stream().<Object>map(k::active).toList();
-    }
-
     public boolean cancel(String queue, String id) {
         QueueKeys k = keys(queue);
-        Long r = call("cancel on", queue, () -> CANCEL.run(script, Mode.READ_WRITE, ReturnType.LONG,
+        Long r = RedisCalls.call("cancel on", queue, () -> CANCEL.run(script, Mode.READ_WRITE, ReturnType.LONG,
                 k.of(k.jobs(), k.delayed(), k.dead(), k.errors(), k.request(requestId())), id));
         return r == 1L;
     }
@@ -397,60 +361,20 @@ public final class RedisJobStore {
     /** Gives a waiting job a new due time: a delay in ms from the server's now, or epoch ms. */
     public boolean reschedule(String queue, String id, boolean relative, long time) {
         QueueKeys k = keys(queue);
-        Long r = call("reschedule on", queue, () -> RESCHEDULE.run(script, Mode.READ_WRITE, ReturnType.LONG,
+        Long r = RedisCalls.call("reschedule on", queue, () -> RESCHEDULE.run(script, Mode.READ_WRITE, ReturnType.LONG,
                 k.of(k.jobs(), k.delayed(), k.ready(), k.dead()), id, relative ? "d" : "a", Long.toString(time),
                 k.wakeChannel()));
         return r == 1L;
     }
 
+    /** The job and where it is (DELAYED, READY, RUNNING, DEAD), or empty when it does not exist. */
     public Optional<JobInfo> find(String queue, String id) {
-        QueueKeys k = keys(queue);
-        List<Object> r = call("look up in", queue, () -> FIND.run(script, Mode.READ_WRITE, ReturnType.LIST,
-                k.of(k.jobs(), k.delayed(), k.dead(), k.errors()), id));
-        if (r.isEmpty()) {
-            return Optional.empty();
-        }
-        String record = (String) r.get(0);
-        JobState state = JobState.valueOf((String) r.get(1));
-        String error = ((String) r.get(2)).isEmpty() ? null : (String) r.get(2);
-        StoredJob job = StoredJob.parse(id, record);
-        if (job == null) {
-            return Optional.of(new JobInfo(queue, id, state, null, null, 0, error, record));
-        }
-        return Optional.of(new JobInfo(queue, id, state, Instant.ofEpochMilli(job.dueAt()),
-                Instant.ofEpochMilli(job.publishedAt()), job.attempts(), error, job.payload()));
+        return reads.find(queue, id);
     }
 
-    /** Every count of the queue, in one call. */
-    @SuppressWarnings("unchecked")
+    /** Every count of the queue, in one call (two: the consumer instances are read first). */
     public QueueStats stats(String queue) {
-        QueueKeys k = keys(queue);
-        List<Object> keys = new ArrayList<>(k.of(k.delayed(), k.ready(), k.dead(), k.stats(), k.instances(), k.workers(),
-                k.jobs(), k.control()));
-        keys.addAll(activeLists(k, consumerInstances(queue)));
-        List<Object> r = call("read the counts of", queue, () -> QUEUE_STATS.run(script, Mode.READ_WRITE, ReturnType.LIST,
-                keys, k.activePrefix()));
-        List<Object> counts = (List<Object>) r.get(0);
-        List<Object> control = (List<Object>) r.get(3);
-        List<Object> totals = (List<Object>) r.get(1);
-        List<Object> members = (List<Object>) r.get(2);
-        Map<String, Long> totalsByName = new LinkedHashMap<>();
-        for (String name : List.of("published", "completed", "retried", "dead")) {
-            totalsByName.put(name, 0L);
-        }
-        for (int i = 0; i + 1 < totals.size(); i += 2) {
-            totalsByName.put((String) totals.get(i), Long.parseLong((String) totals.get(i + 1)));
-        }
-        List<QueueStats.ConsumerInstance> instances = new ArrayList<>();
-        for (int i = 0; i + 3 < members.size(); i += 4) {
-            instances.add(new QueueStats.ConsumerInstance((String) members.get(i), (long) Double.parseDouble((String) members.get(i + 1)),
-                    Integer.parseInt((String) members.get(i + 2)), asLong(members.get(i + 3))));
-        }
-        QueueStats stats = new QueueStats(asLong(counts.get(0)), asLong(counts.get(1)), asLong(counts.get(2)),
-                asLong(counts.get(3)), asLong(counts.get(4)), asLong(counts.get(5)), asLong(counts.get(6)), totalsByName,
-                instances, QueueControls.parse(control.get(0), control.get(1)), null);
-        String bridged = bridgedLists.get(queue);
-        return bridged == null ? stats : stats.bridging(bridged, redissonQueues.depth(bridged));
+        return reads.stats(queue);
     }
 
     /** The Redisson {@code RDelayedQueue}s that queues bridge (compatibility mode). */
@@ -469,7 +393,7 @@ public final class RedisJobStore {
      */
     public ChannelSubscription subscribeWake(String queue, LongConsumer onEarlierDue) {
         RTopic topic = redisson.getTopic(keys(queue).wakeChannel(), StringCodec.INSTANCE);
-        int listenerId = call("subscribe to", queue, () -> topic.addListener(String.class, (channel, message) -> {
+        int listenerId = RedisCalls.call("subscribe to", queue, () -> topic.addListener(String.class, (channel, message) -> {
             try {
                 onEarlierDue.accept(Long.parseLong(message));
             }
@@ -482,32 +406,6 @@ public final class RedisJobStore {
 
     private QueueKeys keys(String queue) {
         return new QueueKeys(prefix, queue);
-    }
-
-    static <T> T call(String action, String queue, Supplier<T> operation) {
-        try {
-            return operation.get();
-        }
-        catch (RedisException ex) {
-            String what = queue == null ? action : action + " queue '" + queue + "'";
-            throw new DelayQueueException("Redis could not " + what + ": " + describe(ex), ex);
-        }
-    }
-
-    /**
-     * The message of a Redisson failure and of its root cause: when the connection is gone,
-     * Redisson says only "Unexpected exception while processing command", and the cause says why.
-     */
-    private static String describe(RedisException ex) {
-        Throwable root = ex;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
-        String message = String.valueOf(ex.getMessage());
-        if (root == ex || root.getMessage() == null || message.contains(root.getMessage())) {
-            return message;
-        }
-        return message + " (" + root.getClass().getSimpleName() + ": " + root.getMessage() + ")";
     }
 
     private static long asLong(Object value) {

@@ -100,7 +100,7 @@ public final class RedissonQueueStore {
     }
 
     private RDelayedQueue<Object> opened(String target, Codec codec) {
-        return opened.computeIfAbsent(target, list -> RedisJobStore.call("open the Redisson delayed queue over", list,
+        return opened.computeIfAbsent(target, list -> RedisCalls.call("open the Redisson delayed queue over", list,
                 () -> redisson.getDelayedQueue(redisson.getBlockingQueue(list, codec))));
     }
 
@@ -110,7 +110,7 @@ public final class RedissonQueueStore {
      */
     public void offer(String target, Codec codec, Object element, Duration delay) {
         RDelayedQueue<Object> queue = opened(target, codec);
-        RedisJobStore.call("offer to the Redisson delayed queue over", target, () -> {
+        RedisCalls.call("offer to the Redisson delayed queue over", target, () -> {
             queue.offer(element, delay.toMillis(), TimeUnit.MILLISECONDS);
             return null;
         });
@@ -124,7 +124,7 @@ public final class RedissonQueueStore {
 
     /** Blocks until the target list holds an element, or {@code timeout} passes, taking nothing. */
     public boolean awaitElements(String target, Duration timeout) {
-        return RedisJobStore.awaitNotEmpty(redisson, target, target, timeout);
+        return RedisCalls.awaitNotEmpty(redisson, target, target, timeout);
     }
 
     /** Reads up to {@code max} elements from {@code source} without taking them. */
@@ -135,7 +135,7 @@ public final class RedissonQueueStore {
             case PENDING -> "pending";
             case OVERDUE -> "due";
         };
-        List<Object> r = RedisJobStore.call("read the Redisson delayed queue over", target, () -> PEEK.run(script,
+        List<Object> r = RedisCalls.call("read the Redisson delayed queue over", target, () -> PEEK.run(script,
                 Mode.READ_WRITE, ReturnType.LIST, List.of(target, k.timeouts(), k.pending()), bytes(what),
                 bytes(Integer.toString(max)), bytes(Long.toString(overdueBy.toMillis()))));
         List<Element> elements = new ArrayList<>(r.size() / 3);
@@ -169,7 +169,7 @@ public final class RedissonQueueStore {
             args.add(bytes(adoption.id()));
             args.add(bytes(adoption.payload() != null ? "j" + adoption.payload() : "x" + adoption.error()));
         }
-        List<Object> counts = RedisJobStore.call("move elements into", queue, () -> ADOPT.run(script, Mode.READ_WRITE,
+        List<Object> counts = RedisCalls.call("move elements into", queue, () -> ADOPT.run(script, Mode.READ_WRITE,
                 ReturnType.LIST, List.of(target, r.timeouts(), r.pending(), k.jobs(), k.delayed(), k.ready(), k.stats(),
                         k.dead(), k.errors()), args.toArray()));
         return new Adopted(((Number) counts.get(0)).longValue(), ((Number) counts.get(1)).longValue(),
@@ -179,7 +179,7 @@ public final class RedissonQueueStore {
     /** The depth of the Redisson queue over {@code target}. */
     public Depth depth(String target) {
         RedissonQueueKeys k = new RedissonQueueKeys(target);
-        List<Object> r = RedisJobStore.call("read the depth of the Redisson delayed queue over", target,
+        List<Object> r = RedisCalls.call("read the depth of the Redisson delayed queue over", target,
                 () -> STATS.run(script, Mode.READ_WRITE, ReturnType.LIST, List.of(target, k.timeouts())));
         return new Depth(((Number) r.get(0)).longValue(), ((Number) r.get(1)).longValue(), ((Number) r.get(2)).longValue(),
                 ((Number) r.get(3)).longValue());

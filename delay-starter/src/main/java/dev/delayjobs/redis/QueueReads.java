@@ -1,0 +1,125 @@
+package dev.delayjobs.redis;
+
+import static dev.delayjobs.redis.RedisCalls.call;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+import org.redisson.api.RScript;
+import org.redisson.api.RScript.Mode;
+import org.redisson.api.RScript.ReturnType;
+
+import dev.delayjobs.JobInfo;
+import dev.delayjobs.JobState;
+
+/**
+ * The reading side of {@link RedisJobStore}: one job, every count of a queue, the queues known,
+ * the consumer instances of a queue. Every read runs on the master, by script, so the starter reads
+ * its own writes whatever Redisson's read mode.
+ */
+final class QueueReads {
+
+    private static final LuaScript FIND = LuaScript.load("find");
+    private static final LuaScript QUEUE_STATS = LuaScript.load("queue-stats");
+    private static final LuaScript KNOWN_QUEUES = LuaScript.load("known-queues");
+    private static final LuaScript CONSUMER_INSTANCES = LuaScript.load("consumer-instances");
+
+    private final RScript script;
+    private final String prefix;
+    private final Map<String, String> bridgedLists;
+    private final RedissonQueueStore redissonQueues;
+
+    QueueReads(RScript script, String prefix, Map<String, String> bridgedLists, RedissonQueueStore redissonQueues) {
+        this.script = script;
+        this.prefix = prefix;
+        this.bridgedLists = bridgedLists;
+        this.redissonQueues = redissonQueues;
+    }
+
+    Set<String> knownQueues() {
+        List<Object> names = call("list the queues", null, () -> KNOWN_QUEUES.run(script, Mode.READ_WRITE, ReturnType.LIST,
+                List.of(QueueKeys.registry(prefix))));
+        Set<String> queues = new LinkedHashSet<>();
+        names.forEach(name -> queues.add((String) name));
+        return queues;
+    }
+
+    Optional<JobInfo> find(String queue, String id) {
+        QueueKeys k = keys(queue);
+        List<Object> r = call("look up in", queue, () -> FIND.run(script, Mode.READ_WRITE, ReturnType.LIST,
+                k.of(k.jobs(), k.delayed(), k.dead(), k.errors()), id));
+        if (r.isEmpty()) {
+            return Optional.empty();
+        }
+        String record = (String) r.get(0);
+        JobState state = JobState.valueOf((String) r.get(1));
+        String error = ((String) r.get(2)).isEmpty() ? null : (String) r.get(2);
+        StoredJob job = StoredJob.parse(id, record);
+        if (job == null) {
+            return Optional.of(new JobInfo(queue, id, state, null, null, 0, error, record));
+        }
+        return Optional.of(new JobInfo(queue, id, state, Instant.ofEpochMilli(job.dueAt()),
+                Instant.ofEpochMilli(job.publishedAt()), job.attempts(), error, job.payload()));
+    }
+
+    @SuppressWarnings("unchecked")
+    QueueStats stats(String queue) {
+        QueueKeys k = keys(queue);
+        List<Object> keys = new ArrayList<>(k.of(k.delayed(), k.ready(), k.dead(), k.stats(), k.instances(), k.workers(),
+                k.jobs(), k.control()));
+        keys.addAll(activeLists(k, consumerInstances(queue)));
+        List<Object> r = call("read the counts of", queue, () -> QUEUE_STATS.run(script, Mode.READ_WRITE, ReturnType.LIST,
+                keys, k.activePrefix()));
+        List<Object> counts = (List<Object>) r.get(0);
+        List<Object> control = (List<Object>) r.get(3);
+        List<Object> totals = (List<Object>) r.get(1);
+        List<Object> members = (List<Object>) r.get(2);
+        Map<String, Long> totalsByName = new LinkedHashMap<>();
+        for (String name : List.of("published", "completed", "retried", "dead")) {
+            totalsByName.put(name, 0L);
+        }
+        for (int i = 0; i + 1 < totals.size(); i += 2) {
+            totalsByName.put((String) totals.get(i), Long.parseLong((String) totals.get(i + 1)));
+        }
+        List<QueueStats.ConsumerInstance> instances = new ArrayList<>();
+        for (int i = 0; i + 3 < members.size(); i += 4) {
+            instances.add(new QueueStats.ConsumerInstance((String) members.get(i), (long) Double.parseDouble((String) members.get(i + 1)),
+                    Integer.parseInt((String) members.get(i + 2)), asLong(members.get(i + 3))));
+        }
+        QueueStats stats = new QueueStats(asLong(counts.get(0)), asLong(counts.get(1)), asLong(counts.get(2)),
+                asLong(counts.get(3)), asLong(counts.get(4)), asLong(counts.get(5)), asLong(counts.get(6)), totalsByName,
+                instances, QueueControls.parse(control.get(0), control.get(1)), null);
+        String bridged = bridgedLists.get(queue);
+        return bridged == null ? stats : stats.bridging(bridged, redissonQueues.depth(bridged));
+    }
+
+    /**
+     * The instances in the queue's lease set, read on the master: recover.lua and queue-stats.lua
+     * get their active lists as declared keys (a server or proxy that checks declared keys, as
+     * some managed services do, refuses a script that touches others).
+     */
+    List<String> consumerInstances(String queue) {
+        QueueKeys k = keys(queue);
+        List<Object> members = call("list the consumers of", queue, () -> CONSUMER_INSTANCES.run(script, Mode.READ_WRITE,
+                ReturnType.LIST, k.of(k.instances())));
+        return members.stream().map(String.class::cast).toList();
+    }
+
+    static List<Object> activeLists(QueueKeys k, List<String> instances) {
+        return instances.stream().<Object>map(k::active).toList();
+    }
+
+    private QueueKeys keys(String queue) {
+        return new QueueKeys(prefix, queue);
+    }
+
+    private static long asLong(Object value) {
+        return ((Number) value).longValue();
+    }
+}

@@ -1,0 +1,56 @@
+package dev.delayjobs.redis;
+
+import java.time.Duration;
+import java.util.function.Supplier;
+
+import org.redisson.api.RedissonClient;
+import org.redisson.api.queue.DequeMoveArgs;
+import org.redisson.client.RedisException;
+import org.redisson.client.codec.StringCodec;
+
+import dev.delayjobs.DelayQueueException;
+
+/** How the Redis layer calls Redis: failures become {@link DelayQueueException} naming what was asked and why it failed. */
+final class RedisCalls {
+
+    private RedisCalls() {
+    }
+
+    static <T> T call(String action, String queue, Supplier<T> operation) {
+        try {
+            return operation.get();
+        }
+        catch (RedisException ex) {
+            String what = queue == null ? action : action + " queue '" + queue + "'";
+            throw new DelayQueueException("Redis could not " + what + ": " + describe(ex), ex);
+        }
+    }
+
+    /**
+     * Blocks until {@code list} is not empty, or the timeout passes, without taking anything: the
+     * head is moved onto itself ({@code BLMOVE list list LEFT LEFT}).
+     * @param timeout at least one second is waited: Redisson sends the timeout in whole seconds, and
+     *     a timeout of 0 would block for good
+     */
+    static boolean awaitNotEmpty(RedissonClient redisson, String queue, String list, Duration timeout) {
+        Duration wait = timeout.compareTo(Duration.ofSeconds(1)) < 0 ? Duration.ofSeconds(1) : timeout;
+        return call("wait on", queue, () -> redisson.<String>getBlockingDeque(list, StringCodec.INSTANCE)
+                .move(wait, DequeMoveArgs.pollFirst().addFirstTo(list))) != null;
+    }
+
+    /**
+     * The message of a Redisson failure and of its root cause: when the connection is gone,
+     * Redisson says only "Unexpected exception while processing command", and the cause says why.
+     */
+    private static String describe(RedisException ex) {
+        Throwable root = ex;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        String message = String.valueOf(ex.getMessage());
+        if (root == ex || root.getMessage() == null || message.contains(root.getMessage())) {
+            return message;
+        }
+        return message + " (" + root.getClass().getSimpleName() + ": " + root.getMessage() + ")";
+    }
+}
