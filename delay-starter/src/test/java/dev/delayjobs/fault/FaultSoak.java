@@ -247,8 +247,13 @@ public final class FaultSoak {
                 }
             }
             for (Map.Entry<String, Long> keyed : producer.keyedPublishedAt.entrySet()) {
-                boolean after = byId.getOrDefault(keyed.getKey(), List.of()).stream().anyMatch(h -> h.endedAt() >= keyed.getValue());
-                if (!after && !isDead(store, keyed.getKey()) && !producer.cancelled.contains(keyed.getKey())) {
+                List<Handled> runs = byId.getOrDefault(keyed.getKey(), List.of());
+                boolean after = runs.stream().anyMatch(h -> h.endedAt() >= keyed.getValue());
+                // a publish that meets its key's job RUNNING keeps that job (guarantees.md, duplicate
+                // keys), even when the run's handler has returned and only its ack is still on its way
+                boolean keptRunning = producer.keyedMetRunning.contains(keyed.getKey())
+                        && runs.stream().anyMatch(h -> h.startedAt() <= keyed.getValue());
+                if (!after && !keptRunning && !isDead(store, keyed.getKey()) && !producer.cancelled.contains(keyed.getKey())) {
                     lost++;
                     violations.add("LOST " + keyed.getKey() + ": keyed, not handled after its last publish at " + keyed.getValue());
                 }
@@ -306,7 +311,8 @@ public final class FaultSoak {
                 }
             }
             String figures = "soak seed=" + seed + " seconds=" + duration.toSeconds() + " jobs=" + producer.accepted.size()
-                    + " keyed=" + producer.keyedPublishedAt.size() + " cancelled=" + producer.cancelled.size()
+                    + " keyed=" + producer.keyedPublishedAt.size() + " keyedMetRunning=" + producer.keyedMetRunning.size()
+                    + " cancelled=" + producer.cancelled.size()
                     + " ambiguous=" + producer.ambiguous + " handled=" + byId.size() + " dead=" + dead.size()
                     + " faults=" + new TreeMap<>(faults) + " crashes=" + crashes + " lost=" + lost + " stranded=" + stranded + " early=" + early
                     + " duplicates=" + duplicates + " unexplained=" + unexplained;
@@ -334,6 +340,8 @@ public final class FaultSoak {
 
         final Set<String> accepted = new HashSet<>();
         final Map<String, Long> keyedPublishedAt = new HashMap<>();
+        /** Keys whose last publish found their job RUNNING just before: the publish keeps that job. */
+        final Set<String> keyedMetRunning = new HashSet<>();
         final Set<String> cancelled = new HashSet<>();
         final List<String> pending = new ArrayList<>();
         int ambiguous;
@@ -357,8 +365,16 @@ public final class FaultSoak {
                     String key = "k-" + random.nextInt(500);
                     long startedAt = System.currentTimeMillis();
                     PublishRequest request = PublishRequest.of(work()).delay(delay()).key(key);
-                    publisher.publish(QUEUE, random.nextBoolean() ? request.replaceExisting() : request);
+                    boolean replace = random.nextBoolean();
+                    boolean running = publisher.find(QUEUE, key).map(job -> job.state() == JobState.RUNNING).orElse(false);
+                    publisher.publish(QUEUE, replace ? request.replaceExisting() : request);
                     keyedPublishedAt.put(key, startedAt);
+                    if (running) {
+                        keyedMetRunning.add(key);
+                    }
+                    else {
+                        keyedMetRunning.remove(key);
+                    }
                     cancelled.remove(key);
                 }
                 else if (op < 70) {
