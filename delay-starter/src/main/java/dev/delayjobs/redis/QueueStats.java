@@ -1,5 +1,7 @@
 package dev.delayjobs.redis;
 
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -39,6 +41,43 @@ public record QueueStats(long serverNow, long delayed, long ready, long running,
                 ? earliest(oldestWaitingDueAt, depth.nextDueAt()) : oldestWaitingDueAt;
         return new QueueStats(serverNow, delayed + depth.delayed(), ready + depth.ready(), running, dead, next, oldest,
                 totals, instances, control, new BridgedDepth(target, depth.delayed(), depth.ready(), depth.nextDueAt()));
+    }
+
+    /**
+     * The counts of several partitions of one queue as the queue's: sums, the earliest due times,
+     * each consumer instance once (it consumes every partition with the same workers, and holds what
+     * it holds in all of them), and the first partition's control state (controls are set on every
+     * partition at once).
+     */
+    public static QueueStats sum(List<QueueStats> partitions) {
+        if (partitions.size() == 1) {
+            return partitions.get(0);
+        }
+        long now = 0;
+        long delayed = 0;
+        long ready = 0;
+        long running = 0;
+        long dead = 0;
+        long nextDue = -1;
+        long oldestWaiting = -1;
+        Map<String, Long> totals = new LinkedHashMap<>();
+        Map<String, ConsumerInstance> instances = new LinkedHashMap<>();
+        for (QueueStats s : partitions) {
+            now = Math.max(now, s.serverNow());
+            delayed += s.delayed();
+            ready += s.ready();
+            running += s.running();
+            dead += s.dead();
+            nextDue = earliest(nextDue, s.nextDueAt());
+            oldestWaiting = earliest(oldestWaiting, s.oldestWaitingDueAt());
+            s.totals().forEach((name, value) -> totals.merge(name, value, Long::sum));
+            for (ConsumerInstance i : s.instances()) {
+                instances.merge(i.id(), i, (a, b) -> new ConsumerInstance(a.id(), Math.min(a.leaseDeadline(), b.leaseDeadline()),
+                        Math.max(a.workers(), b.workers()), a.held() + b.held()));
+            }
+        }
+        return new QueueStats(now, delayed, ready, running, dead, nextDue, oldestWaiting, totals,
+                new ArrayList<>(instances.values()), partitions.get(0).control(), null);
     }
 
     private static long earliest(long a, long b) {
