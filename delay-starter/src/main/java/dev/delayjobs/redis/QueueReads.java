@@ -73,7 +73,7 @@ final class QueueReads {
         QueueKeys k = keys(queue);
         List<Object> keys = new ArrayList<>(k.of(k.delayed(), k.ready(), k.dead(), k.stats(), k.instances(), k.workers(),
                 k.jobs(), k.control()));
-        keys.addAll(activeLists(k, consumerInstances(queue)));
+        keys.addAll(activeLists(k, consumerInstances(queue, false)));
         List<Object> r = call("read the counts of", queue, () -> QUEUE_STATS.run(script, Mode.READ_WRITE, ReturnType.LIST,
                 keys, k.activePrefix()));
         List<Object> counts = (List<Object>) r.get(0);
@@ -100,14 +100,14 @@ final class QueueReads {
     }
 
     /**
-     * The instances in the queue's lease set, read on the master: recover.lua and queue-stats.lua
-     * get their active lists as declared keys (a server or proxy that checks declared keys, as
-     * some managed services do, refuses a script that touches others).
+     * The instances in the queue's lease set, or only those whose lease ran out, read on the master:
+     * recover.lua and queue-stats.lua get their active lists as declared keys (a server or proxy that
+     * checks declared keys, as some managed services do, refuses a script that touches others).
      */
-    List<String> consumerInstances(String queue) {
+    List<String> consumerInstances(String queue, boolean expiredOnly) {
         QueueKeys k = keys(queue);
         List<Object> members = call("list the consumers of", queue, () -> CONSUMER_INSTANCES.run(script, Mode.READ_WRITE,
-                ReturnType.LIST, k.of(k.instances())));
+                ReturnType.LIST, k.of(k.instances()), expiredOnly ? "expired" : "all"));
         return members.stream().map(String.class::cast).toList();
     }
 

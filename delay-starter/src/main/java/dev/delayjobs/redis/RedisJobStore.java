@@ -303,12 +303,17 @@ public final class RedisJobStore {
 
     /** Sends the jobs of instances whose lease expired back to ready (or dead, past {@code maxAttempts}). */
     public Recovery recoverExpired(String queue, int maxAttempts) {
-        return recover(queue, maxAttempts, "", false, "0", List.of());
+        // the sweep's common case, no lease run out, costs this one read and no script that writes
+        List<String> expired = reads.consumerInstances(queue, true);
+        if (expired.isEmpty()) {
+            return new Recovery(0, 0, 0, 0);
+        }
+        return recover(queue, maxAttempts, "", false, "0", List.of(), expired);
     }
 
     /** Hands every job {@code instance} holds back to ready at once and forgets the instance (shutdown). */
     public Recovery release(String queue, String instance) {
-        return recover(queue, Integer.MAX_VALUE, instance, true, "0", List.of());
+        return recover(queue, Integer.MAX_VALUE, instance, true, "0", List.of(), List.of(instance));
     }
 
     /**
@@ -320,11 +325,12 @@ public final class RedisJobStore {
      * (a restart under a fixed {@code delay.instance-id}, or stop then start).
      */
     public Recovery releaseAllBut(String queue, String instance, Collection<String> inFlight) {
-        return recover(queue, Integer.MAX_VALUE, instance, false, "next", inFlight);
+        return recover(queue, Integer.MAX_VALUE, instance, false, "next", inFlight, List.of(instance));
     }
 
+    /** @param instances those whose active lists the script may touch (declared keys) */
     private Recovery recover(String queue, int maxAttempts, String instance, boolean forget, String fence,
-            Collection<String> keep) {
+            Collection<String> keep, List<String> instances) {
         QueueKeys k = keys(queue);
         List<Object> args = new ArrayList<>(5 + keep.size());
         args.add(k.activePrefix());
@@ -335,7 +341,7 @@ public final class RedisJobStore {
         args.addAll(keep);
         List<Object> keys = new ArrayList<>(k.of(k.instances(), k.workers(), k.ready(), k.jobs(), k.dead(), k.errors(),
                 k.stats(), k.claimFences()));
-        keys.addAll(QueueReads.activeLists(k, instance.isEmpty() ? reads.consumerInstances(queue) : List.of(instance)));
+        keys.addAll(QueueReads.activeLists(k, instances));
         List<Object> r = RedisCalls.call("recover jobs of", queue, () -> RECOVER.run(script, Mode.READ_WRITE, ReturnType.LIST, keys,
                 args.toArray()));
         return new Recovery(asLong(r.get(0)), asLong(r.get(1)), asLong(r.get(2)), asLong(r.get(3)));

@@ -8,8 +8,9 @@
 -- KEYS[1] instances (zset)   KEYS[2] workers (hash)   KEYS[3] ready (list)   KEYS[4] jobs (hash)
 -- KEYS[5] dead (zset)        KEYS[6] errors (hash)    KEYS[7] stats (hash)   KEYS[8] fences (hash)
 -- KEYS[9..] the active:<instance> lists this call may touch: the instance's to release, or those of
--- every instance the caller read from KEYS[1] just before. An expired instance whose list is not
--- declared (it entered after that read) is left for the next call.
+-- the instances the caller found expired in KEYS[1] just before (consumer-instances.lua). An
+-- expired instance whose list is not declared (its lease ran out after that read) is left for the
+-- next call.
 -- ARGV[1] prefix of the active lists
 -- ARGV[2] max attempts   ARGV[3] instance to release, or ''   ARGV[4] forget the instance (0/1)
 -- ARGV[5] claim fence: when releasing without forgetting, claims of a lower epoch are refused from
