@@ -21,7 +21,6 @@ final class ClaimGate implements AutoCloseable {
     private static final long RECHECK_MILLIS = 1000;
 
     private final ConsumedPartition partition;
-    private final String queue;
     private final QueueControls controls;
     private final Object changed = new Object();
     private long changes;
@@ -30,18 +29,17 @@ final class ClaimGate implements AutoCloseable {
 
     ClaimGate(ConsumedPartition partition, QueueControls controls) {
         this.partition = partition;
-        this.queue = partition.name();
         this.controls = controls;
     }
 
     /** Listens for control changes; with {@code pauseFirst}, pauses a queue never paused nor resumed. */
     void open(boolean pauseFirst) {
-        if (pauseFirst && controls.pause(queue, true)) {
+        if (pauseFirst && controls.pause(partition.name(), true)) {
             logger.info(partition.describe() + " paused on startup (delay.queues." + partition.queue() + ".paused-on-startup): "
                     + "no instance consumes it until it is resumed");
         }
         try {
-            subscription = controls.subscribe(queue, this::signal);
+            subscription = controls.subscribe(partition.name(), this::signal);
         }
         catch (RuntimeException ex) {
             // the once-a-second check still ends a pause; only its promptness is lost
