@@ -3,10 +3,8 @@ package dev.delayjobs.benchmark;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -258,27 +256,17 @@ public final class PartitionScaleBenchmark {
     private static double[] cpuSeconds(List<RedisServerProcess> masters) {
         double[] out = new double[masters.size()];
         for (int i = 0; i < out.length; i++) {
-            Map<String, String> cpu = info(masters.get(i), "cpu");
-            out[i] = Double.parseDouble(cpu.get("used_cpu_sys")) + Double.parseDouble(cpu.get("used_cpu_user"));
+            try (RedisProbe probe = new RedisProbe(masters.get(i).host(), masters.get(i).port())) {
+                out[i] = probe.cpuSeconds();
+            }
         }
         return out;
     }
 
     private static String version(RedisServerProcess node) {
-        return "Redis " + info(node, "server").getOrDefault("redis_version", "?");
-    }
-
-    private static Map<String, String> info(RedisServerProcess node, String section) {
-        Map<String, String> out = new HashMap<>();
-        try (RespConnection c = new RespConnection(node.host(), node.port())) {
-            for (String line : String.valueOf(c.call("INFO", section)).split("\r\n")) {
-                int colon = line.indexOf(':');
-                if (colon > 0 && !line.startsWith("#")) {
-                    out.put(line.substring(0, colon), line.substring(colon + 1));
-                }
-            }
+        try (RedisProbe probe = new RedisProbe(node.host(), node.port())) {
+            return "Redis " + probe.version();
         }
-        return out;
     }
 
     /** Empties every master between runs, so that no run inherits another's keys or memory. */

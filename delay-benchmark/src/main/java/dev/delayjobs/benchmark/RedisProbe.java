@@ -49,8 +49,7 @@ final class RedisProbe implements AutoCloseable {
     }
 
     Snapshot snapshot() {
-        Map<String, String> cpu = info("cpu");
-        double cpuSeconds = Double.parseDouble(cpu.get("used_cpu_sys")) + Double.parseDouble(cpu.get("used_cpu_user"));
+        double cpuSeconds = cpuSeconds();
         long calls = 0;
         long scriptCalls = 0;
         long scriptUsec = 0;
@@ -92,6 +91,12 @@ final class RedisProbe implements AutoCloseable {
             }
         }
         return new Longest(max, command);
+    }
+
+    /** CPU the server used so far, system and user, in seconds. */
+    double cpuSeconds() {
+        Map<String, String> cpu = info("cpu");
+        return Double.parseDouble(cpu.get("used_cpu_sys")) + Double.parseDouble(cpu.get("used_cpu_user"));
     }
 
     Map<String, String> info(String section) {
