@@ -1,9 +1,9 @@
 package dev.delayjobs.listener;
 
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
@@ -14,45 +14,32 @@ import dev.delayjobs.redis.RedisJobStore;
 import dev.delayjobs.redis.StoredJob;
 
 /**
- * Records the acks of one partition consumer. Workers hand over a job whose handler returned; a
- * busy consumer's claimer takes the waiting acks into its next claim ({@code claim.lua} finishes
- * them first), so acks cost no call of their own. The acker thread sends in one {@code ack.lua}
- * call what the claimer will not take soon: every ack while the claimer waits (the queue empty,
- * paused or rate limited, or claiming failed), else an ack that waited {@link #LINGER}.
+ * Records the acks of one container: workers hand over a job whose handler returned, and one thread
+ * sends every ack that accumulated while the previous call was in flight in a single
+ * {@code ack.lua} call. A lone ack goes out at once; under load, acks share round trips.
  *
  * <p>A job stays in the container's in-flight set until its ack is recorded, so a hand-back of
- * held jobs never releases a job that only waits for its ack. A failed ack call is retried, like
- * any outcome: after 50 ms, doubling up to 2 s, for a minute (a few seconds when stopping); after
- * that the jobs are reported as {@code lost} (they stay held and are handed back and delivered
- * again). The acks of a failed claim go back to the front of the queue.
+ * held jobs never releases a job that only waits for its ack. A failed call is retried, like any
+ * outcome: after 50 ms, doubling up to 2 s, for a minute (a few seconds when stopping); after that
+ * the jobs are reported as {@code lost} (they stay held and are handed back and delivered again).
  */
 final class AckBatcher {
 
     private static final Log logger = LogFactory.getLog(AckBatcher.class);
-    /** Jobs per ack call, or carried by one claim: bounds how long one call holds Redis. */
+    /** Jobs per ack call: bounds how long one call holds Redis. */
     static final int MAX_BATCH = 500;
-    /** Acks waiting to be sent; a full queue makes the workers wait (backpressure while Redis is slow). */
-    static final int MAX_PENDING = 10_000;
-    /**
-     * Longest an ack waits for a claim to carry it while the claimer is busy: a claimer waiting for
-     * a worker another partition took may not claim for a while.
-     */
-    static final Duration LINGER = Duration.ofMillis(10);
 
     private final String queue;
     private final RedisJobStore store;
     private final String instance;
     private final Consumer<StoredJob> acked;
     private final Consumer<List<StoredJob>> lost;
+    /** Acks waiting to be sent; a full queue makes the workers wait (backpressure while Redis is slow). */
+    static final int MAX_PENDING = 10_000;
+    private final LinkedBlockingQueue<StoredJob> pending = new LinkedBlockingQueue<>(MAX_PENDING);
     private final Thread thread;
-    // all guarded by this
-    private final ArrayDeque<StoredJob> pending = new ArrayDeque<>();
-    /** When the oldest pending ack was queued (System.nanoTime). */
-    private long oldestQueuedAt;
-    /** Whether the claimer is about to claim, and will carry the pending acks. */
-    private boolean claimerTakes;
-    private boolean stopping;
-    /** Set when the acker thread will read no more acks. */
+    private volatile boolean stopping;
+    /** Set, under this object's lock, when the acker thread will read no more acks. */
     private boolean exited;
 
     AckBatcher(String queue, RedisJobStore store, String instance, Consumer<StoredJob> acked,
@@ -73,80 +60,37 @@ final class AckBatcher {
      * thread rather than left in a queue nobody reads.
      */
     void add(StoredJob job) {
-        synchronized (this) {
-            try {
-                // a full queue (Redis slow or down) makes the worker wait
-                while (pending.size() >= MAX_PENDING && !exited) {
-                    wait(100);
+        try {
+            // a full queue (the acker is behind: Redis slow or down) makes the worker wait
+            while (!pending.offer(job, 100, TimeUnit.MILLISECONDS)) {
+                if (hasExited()) {
+                    record(new ArrayList<>(List.of(job)));
+                    return;
                 }
             }
-            catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-                lost.accept(List.of(job)); // handed back and delivered again: at least once
-                return;
-            }
-            if (!exited) {
-                queue(job);
-                return;
-            }
         }
-        record(new ArrayList<>(List.of(job)));
-    }
-
-    private void queue(StoredJob job) {
-        if (pending.isEmpty()) {
-            oldestQueuedAt = System.nanoTime();
-        }
-        pending.addLast(job);
-        notifyAll();
-    }
-
-    /** Tells whether the claimer is about to claim (it then carries the pending acks) or is going to wait. */
-    synchronized void claimerTakes(boolean takes) {
-        if (claimerTakes != takes) {
-            claimerTakes = takes;
-            notifyAll();
-        }
-    }
-
-    /** The pending acks, up to {@link #MAX_BATCH}, for the claimer to send with its claim. */
-    synchronized List<StoredJob> takeForClaim() {
-        return take();
-    }
-
-    /** The claim that carried {@code acks} returned: {@code deleted} of them deleted their job. */
-    void carried(List<StoredJob> acks, int deleted) {
-        if (acks.isEmpty()) {
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            lost.accept(List.of(job)); // handed back and delivered again: at least once
             return;
         }
-        logRefused(acks.size(), deleted);
-        acks.forEach(acked);
-    }
-
-    /** The claim that carried {@code acks} failed: they are sent again, first (here, if the acker stopped). */
-    void notCarried(List<StoredJob> acks) {
-        if (acks.isEmpty()) {
-            return;
-        }
-        synchronized (this) {
-            if (!exited) {
-                for (int i = acks.size() - 1; i >= 0; i--) {
-                    pending.addFirst(acks.get(i));
-                }
-                oldestQueuedAt = System.nanoTime() - LINGER.toNanos();
-                notifyAll();
-                return;
+        if (hasExited()) {
+            // queued after the acker stopped reading: send what is left here
+            List<StoredJob> left = new ArrayList<>();
+            pending.drainTo(left);
+            if (!left.isEmpty()) {
+                record(left);
             }
         }
-        record(new ArrayList<>(acks));
+    }
+
+    private synchronized boolean hasExited() {
+        return exited;
     }
 
     /** Sends the acks still queued, then stops; waits up to {@code timeout}. */
     void stop(Duration timeout) {
-        synchronized (this) {
-            stopping = true;
-            notifyAll();
-        }
+        stopping = true;
         try {
             thread.join(timeout.toMillis());
         }
@@ -155,56 +99,43 @@ final class AckBatcher {
         }
     }
 
-    private List<StoredJob> take() {
-        List<StoredJob> batch = new ArrayList<>(Math.min(pending.size(), MAX_BATCH));
-        while (!pending.isEmpty() && batch.size() < MAX_BATCH) {
-            batch.add(pending.pollFirst());
-        }
-        if (!pending.isEmpty()) {
-            oldestQueuedAt = System.nanoTime();
-        }
-        notifyAll();
-        return batch;
-    }
-
     private void run() {
+        List<StoredJob> batch = new ArrayList<>();
         while (true) {
-            List<StoredJob> batch = awaitBatch();
-            if (batch == null) {
-                return;
-            }
-            record(batch);
-        }
-    }
-
-    /** Waits for acks the claimer will not carry; null once stopping with none left. */
-    private synchronized List<StoredJob> awaitBatch() {
-        while (true) {
+            StoredJob first;
             try {
-                if (pending.isEmpty()) {
-                    if (stopping) {
-                        exited = true;
-                        notifyAll();
-                        return null;
-                    }
-                    wait(100);
-                    continue;
-                }
-                long waited = System.nanoTime() - oldestQueuedAt;
-                if (stopping || !claimerTakes || waited >= LINGER.toNanos()) {
-                    return take();
-                }
-                TimeUnit.NANOSECONDS.timedWait(this, LINGER.toNanos() - waited);
+                first = pending.poll(100, TimeUnit.MILLISECONDS);
             }
             catch (InterruptedException ex) {
-                // nobody interrupts the acker but the JVM going down: go on until told to stop
+                first = pending.poll();
             }
+            if (first == null) {
+                if (stopping) {
+                    synchronized (this) {
+                        if (pending.isEmpty()) {
+                            exited = true;
+                            return;
+                        }
+                    }
+                }
+                continue;
+            }
+            batch.add(first);
+            pending.drainTo(batch, MAX_BATCH - 1);
+            record(batch);
+            batch.clear();
         }
     }
 
     private void record(List<StoredJob> batch) {
-        RuntimeException failure = OutcomeRetry.run(() -> logRefused(batch.size(), store.ack(queue, instance, batch)),
-                this::isStopping);
+        RuntimeException failure = OutcomeRetry.run(() -> {
+            int deleted = store.ack(queue, instance, batch);
+            if (deleted < batch.size()) {
+                // the job was recovered by another instance meanwhile (this one lost its lease), or replaced
+                logger.info("Queue '" + queue + "': " + (batch.size() - deleted) + " of " + batch.size()
+                        + " ack(s) refused: those jobs were no longer held by this instance");
+            }
+        }, () -> stopping);
         if (failure == null) {
             batch.forEach(acked);
         }
@@ -212,18 +143,6 @@ final class AckBatcher {
             logger.error("Queue '" + queue + "': could not record the ack of " + batch.size()
                     + " job(s); they will be handed back and delivered again: " + failure.getMessage());
             lost.accept(List.copyOf(batch));
-        }
-    }
-
-    private synchronized boolean isStopping() {
-        return stopping;
-    }
-
-    private void logRefused(int sent, int deleted) {
-        if (deleted < sent) {
-            // the job was recovered by another instance meanwhile (this one lost its lease), or replaced
-            logger.info("Queue '" + queue + "': " + (sent - deleted) + " of " + sent
-                    + " ack(s) refused: those jobs were no longer held by this instance");
         }
     }
 }

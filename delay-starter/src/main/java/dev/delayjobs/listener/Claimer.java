@@ -14,9 +14,7 @@ import dev.delayjobs.timer.QueueWatchdog;
 /**
  * The claimer thread of one queue: takes as many ready jobs as there are free workers in one
  * script call (one Redis connection, however many workers), hands them to the {@link JobRunner},
- * and waits when the queue is empty, paused or rate limited. Each claim carries the acks that
- * accumulated meanwhile ({@link AckBatcher}): a busy consumer spends one call per claim, acks
- * included. One claimer per start of the container.
+ * and waits when the queue is empty, paused or rate limited. One claimer per start of the container.
  *
  * <p>A claim or an outcome whose reply is lost (a timeout, a dropped connection) leaves jobs held by
  * this live instance that no worker handles: before its next claim the claimer hands those back and
@@ -37,14 +35,13 @@ final class Claimer {
     private final ClaimGate gate;
     private final JobRunner runner;
     private final HeldJobs held;
-    private final AckBatcher acks;
     private final Thread thread;
     private volatile boolean running = true;
     /** Epoch of this claimer's claims, raised with each hand-back (see the class comment). */
     private long claimEpoch = 1;
 
     Claimer(HandlerEndpoint endpoint, ConsumedPartition partition, RedisJobStore store, QueueWatchdog watchdog, ClaimGate gate,
-            JobRunner runner, HeldJobs held, AckBatcher acks) {
+            JobRunner runner, HeldJobs held) {
         this.endpoint = endpoint;
         this.partition = partition;
         this.store = store;
@@ -52,7 +49,6 @@ final class Claimer {
         this.gate = gate;
         this.runner = runner;
         this.held = held;
-        this.acks = acks;
         this.thread = new Thread(this::superviseClaimLoop, "delay-" + partition.name() + "-claimer");
     }
 
@@ -78,24 +74,18 @@ final class Claimer {
      * claim, and the loop starts again.
      */
     private void superviseClaimLoop() {
-        try {
-            while (running) {
-                try {
-                    claimLoop();
-                }
-                catch (Throwable ex) {
-                    if (!running) {
-                        return;
-                    }
-                    logger.error(partition.describe() + ": the claim loop failed; restarting it in 1s", ex);
-                    held.markUnknown();
-                    acks.claimerTakes(false);
-                    pause(Duration.ofSeconds(1));
-                }
+        while (running) {
+            try {
+                claimLoop();
             }
-        }
-        finally {
-            acks.claimerTakes(false);
+            catch (Throwable ex) {
+                if (!running) {
+                    return;
+                }
+                logger.error(partition.describe() + ": the claim loop failed; restarting it in 1s", ex);
+                held.markUnknown();
+                pause(Duration.ofSeconds(1));
+            }
         }
     }
 
@@ -109,8 +99,6 @@ final class Claimer {
                 held.markUnknown();
                 reconciledAt = System.nanoTime();
             }
-            // the acks of the workers that finish now ride on the coming claim
-            acks.claimerTakes(true);
             int wanted;
             try {
                 wanted = runner.awaitFreeWorkers();
@@ -119,27 +107,16 @@ final class Claimer {
                 break;
             }
             Claim claim;
-            List<StoredJob> carried = List.of();
             try {
                 if (held.takeUnknown()) {
                     claimEpoch = store.releaseAllBut(queue(), watchdog.instanceId(), held.ids()).fence();
                 }
-                carried = acks.takeForClaim();
                 claim = store.claim(queue(), watchdog.instanceId(), wanted, lease, claimEpoch,
-                        endpoint.settings().rateLimit(), partition.index(), partition.count(), carried);
-            }
-            catch (Error ex) {
-                // the supervisor restarts the loop: the acks and the workers are not lost with it
-                held.markUnknown();
-                runner.giveBack(wanted);
-                acks.notCarried(carried);
-                throw ex;
+                        endpoint.settings().rateLimit(), partition.index(), partition.count());
             }
             catch (RuntimeException ex) {
                 held.markUnknown();
                 runner.giveBack(wanted);
-                acks.claimerTakes(false);
-                acks.notCarried(carried);
                 if (running) {
                     logger.warn(partition.describe() + ": claiming failed, retrying in 1s: " + ex.getMessage());
                     pause(Duration.ofSeconds(1));
@@ -147,7 +124,6 @@ final class Claimer {
                 continue;
             }
             long claimedAt = System.nanoTime();
-            acks.carried(carried, claim.acked());
             List<StoredJob> jobs = claim.jobs();
             runner.giveBack(wanted - jobs.size());
             for (StoredJob job : jobs) {
@@ -158,13 +134,11 @@ final class Claimer {
                 }
             }
             if (gate.holdsBack(claim)) {
-                acks.claimerTakes(false);
                 gate.await(claim);
             }
             // fewer than asked for: ready was empty when the claim ran (or held only stale ids), so
             // wait for it here rather than spend a claim call that finds nothing
             else if (jobs.size() < wanted && running) {
-                acks.claimerTakes(false);
                 try {
                     store.awaitReady(queue(), AWAIT_READY);
                 }

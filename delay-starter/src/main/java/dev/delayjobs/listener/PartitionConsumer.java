@@ -52,7 +52,7 @@ final class PartitionConsumer {
         // what this instance id held before (a restart under a fixed delay.instance-id, or stop then
         // start) has no worker here: the claimer's first turn hands it back and claims above its fence
         held.markUnknown();
-        claimer = new Claimer(endpoint, partition, store, watchdog, gate, runner, held, acks);
+        claimer = new Claimer(endpoint, partition, store, watchdog, gate, runner, held);
         claimer.start();
     }
 

@@ -10,8 +10,6 @@ import java.util.List;
  * @param paused whether the queue is paused (then no job was taken)
  * @param rateLimitedForMillis when the queue's rate limit lets no more jobs start now, the ms until
  *     it lets the next one start; 0 otherwise
- * @param acked how many of the acks sent along with the claim deleted their job (the others were no
- *     longer held by the claiming instance)
  */
-public record Claim(long serverNow, List<StoredJob> jobs, boolean paused, long rateLimitedForMillis, int acked) {
+public record Claim(long serverNow, List<StoredJob> jobs, boolean paused, long rateLimitedForMillis) {
 }

@@ -235,58 +235,44 @@ public final class RedisJobStore {
     /** {@link #claim(String, String, int, Duration, long)} under {@code configuredLimit} unless a runtime one is set. */
     public Claim claim(String queue, String instance, int max, Duration lease, long epoch,
             @Nullable RateLimit configuredLimit) {
-        return claim(queue, instance, max, lease, epoch, configuredLimit, 0, 1, List.of());
+        return claim(queue, instance, max, lease, epoch, configuredLimit, 0, 1);
     }
 
     /**
      * {@link #claim(String, String, int, Duration, long, RateLimit)} from partition {@code partition}
-     * of {@code partitions}, which lets its share of the queue's rate limit start; first records the
-     * {@code acks} of jobs whose handler succeeded, as {@link #ack} does (a busy consumer's acks ride
-     * on its claims instead of calls of their own). A fenced claim records none of them.
+     * of {@code partitions}, which lets its share of the queue's rate limit start.
      */
     public Claim claim(String queue, String instance, int max, Duration lease, long epoch,
-            @Nullable RateLimit configuredLimit, int partition, int partitions, List<StoredJob> acks) {
+            @Nullable RateLimit configuredLimit, int partition, int partitions) {
         QueueKeys k = keys(queue);
-        Object[] args = new Object[9 + 3 * acks.size()];
-        args[0] = Integer.toString(max);
-        args[1] = instance;
-        args[2] = Long.toString(lease.toMillis());
-        args[3] = Long.toString(epoch);
-        args[4] = Integer.toString(longestRecord);
-        args[5] = configuredLimit == null ? "0" : Integer.toString(configuredLimit.permits());
-        args[6] = configuredLimit == null ? "0" : Long.toString(configuredLimit.window().toMillis());
-        args[7] = Integer.toString(partition);
-        args[8] = Integer.toString(partitions);
-        putAckArgs(acks, args, 9);
         List<Object> r = RedisCalls.call("claim from", queue, () -> CLAIM.run(script, Mode.READ_WRITE, ReturnType.LIST,
                 k.of(k.ready(), k.active(instance), k.jobs(), k.delayed(), k.dead(), k.errors(), k.stats(),
-                        k.instances(), k.claimFences(), k.request(requestId()), k.control(), k.rateLog()), args));
-        List<StoredJob> jobs = new ArrayList<>((r.size() - 3) / 2);
-        for (int i = 3; i + 1 < r.size(); i += 2) {
+                        k.instances(), k.claimFences(), k.request(requestId()), k.control(), k.rateLog()),
+                Integer.toString(max), instance, Long.toString(lease.toMillis()), Long.toString(epoch),
+                Integer.toString(longestRecord),
+                configuredLimit == null ? "0" : Integer.toString(configuredLimit.permits()),
+                configuredLimit == null ? "0" : Long.toString(configuredLimit.window().toMillis()),
+                Integer.toString(partition), Integer.toString(partitions)));
+        List<StoredJob> jobs = new ArrayList<>((r.size() - 2) / 2);
+        for (int i = 2; i + 1 < r.size(); i += 2) {
             jobs.add(StoredJob.parse((String) r.get(i), (String) r.get(i + 1)));
         }
         long wait = asLong(r.get(1));
-        return new Claim(asLong(r.get(0)), jobs, wait < 0, Math.max(0, wait), asInt(r.get(2)));
+        return new Claim(asLong(r.get(0)), jobs, wait < 0, Math.max(0, wait));
     }
 
-    /** Deletes jobs whose handler succeeded; returns how many were (the others were no longer held by {@code instance}). */
+    /** Deletes jobs whose handler succeeded. */
     public int ack(String queue, String instance, List<StoredJob> jobs) {
         QueueKeys k = keys(queue);
         Object[] args = new Object[jobs.size() * 3];
-        putAckArgs(jobs, args, 0);
+        for (int i = 0; i < jobs.size(); i++) {
+            args[3 * i] = jobs.get(i).id();
+            args[3 * i + 1] = jobs.get(i).gen();
+            args[3 * i + 2] = Integer.toString(jobs.get(i).attempts());
+        }
         Long done = RedisCalls.call("ack on", queue, () -> ACK.run(script, Mode.READ_WRITE, ReturnType.LONG,
                 k.of(k.active(instance), k.jobs(), k.errors(), k.stats()), args));
         return done.intValue();
-    }
-
-    /** The claims being finished, as the triplets id, gen, attempt that ack_claims (_record.lua) reads. */
-    private static void putAckArgs(List<StoredJob> jobs, Object[] args, int from) {
-        for (int i = 0; i < jobs.size(); i++) {
-            StoredJob job = jobs.get(i);
-            args[from + 3 * i] = job.id();
-            args[from + 3 * i + 1] = job.gen();
-            args[from + 3 * i + 2] = Integer.toString(job.attempts());
-        }
     }
 
     /** Schedules a failed job again after {@code backoff}. */

@@ -124,37 +124,6 @@ local function let_go_of_claim(active_key, id, rec, gen, attempt)
   return redis.call('LREM', active_key, 1, id) == 1, r
 end
 
--- Finishes the claims of jobs whose handler succeeded (ack.lua, and claim.lua for the acks a claim
--- carries): ARGV[from..] holds triplets id, gen, attempt. Each held claim (let_go_of_claim) is
--- deleted; records are read with one HMGET and deleted with one HDEL per hash. A batch may hold
--- two claims of one job (one whose reply was lost, and the claim after it): duplicates are told by
--- claim (id, gen, attempt), not by id, so the stale one cannot hide the valid one. Returns how many
--- jobs were deleted.
-local function ack_claims(active_key, jobs_key, errors_key, stats_key, from)
-  local ids = {}
-  for i = from, #ARGV, 3 do ids[#ids + 1] = ARGV[i] end
-  if #ids == 0 then return 0 end
-  local recs = redis.call('HMGET', jobs_key, unpack(ids))
-  local done, seen = {}, {}
-  for k, id in ipairs(ids) do
-    local gen, attempt = ARGV[from + 3 * k - 2], ARGV[from + 3 * k - 1]
-    local claim = id .. ',' .. gen .. ',' .. attempt
-    if not seen[claim] then
-      seen[claim] = true
-      local held, r = let_go_of_claim(active_key, id, recs[k], gen, attempt)
-      if held and r and r.running == '1' then
-        done[#done + 1] = id
-      end
-    end
-  end
-  if #done > 0 then
-    call_in_chunks('HDEL', jobs_key, done)
-    call_in_chunks('HDEL', errors_key, done)
-    redis.call('HINCRBY', stats_key, 'completed', #done)
-  end
-  return #done
-end
-
 -- Tells the queue's timers that an earlier due time exists, only when it beats the current head.
 local function wake_if_head(delayed_key, channel, due, old_head)
   if old_head == nil or tonumber(due) < old_head then

@@ -17,8 +17,7 @@
 -- keeps when each of the last window's jobs was claimed.
 -- A claim whose epoch is below the instance's fence takes nothing: its reply was lost (the client
 -- gave up on it and has since handed back what it did not handle, setting the fence), and it only
--- reaches Redis now, on another connection; the jobs it would take have no worker waiting. The acks
--- it carries are finished all the same (each checks its own claim; the consumer sent them again).
+-- reaches Redis now, on another connection; the jobs it would take have no worker waiting.
 -- The instance is entered in instances if missing (it may have been presumed dead and removed),
 -- so that no active list exists without a lease that would let another instance recover it.
 -- Ready may hold stale ids (a job cancelled, rescheduled or replaced after it became ready): an id
@@ -27,23 +26,21 @@
 -- The ready ids are popped, read and checked a batch at a time (LPOP count, HMGET, ZMSCORE: Redis
 -- 6.2+), and the claimed ones are written with one HSET and one RPUSH: a few commands per call
 -- instead of six per job. An id popped twice in one call is taken once.
--- ARGV[10..] triplets id, gen, attempt: acks this consumer sends along (jobs whose handler succeeded,
--- see ack.lua), finished first, whatever the claim then takes: a busy consumer needs no ack calls
--- Returns {server now, wait, acked, id1, record1, id2, record2, ...}; wait is 0, -1 when the queue is
--- paused, or the ms until the rate limit lets the next job start when it let no more start now;
--- acked is how many of the acks sent along deleted their job.
+-- Returns {server now, wait, id1, record1, id2, record2, ...}; wait is 0, -1 when the queue is paused, or
+-- the ms until the rate limit lets the next job start when it let no more start now.
 -- Cost: O(n + stale + expired rate log entries), independent of the backlog.
 local wanted = tonumber(ARGV[1])
 local longest = tonumber(ARGV[5])
-local out = { now_ms(), 0, 0 }
+local out = { now_ms(), 0 }
+local fence = redis.call('HGET', KEYS[9], ARGV[2])
+if fence and tonumber(fence) > tonumber(ARGV[4]) then return out end
 local prior = replayed(KEYS[10])
 if prior then
   out[1] = prior[1]
   out[2] = prior[2]
-  out[3] = prior[3]
-  if #prior > 3 then
+  if #prior > 2 then
     local ids = {}
-    for i = 4, #prior do ids[#ids + 1] = prior[i] end
+    for i = 3, #prior do ids[#ids + 1] = prior[i] end
     for from = 1, #ids, 1000 do
       local to = math.min(from + 999, #ids)
       local recs = redis.call('HMGET', KEYS[3], unpack(ids, from, to))
@@ -58,22 +55,13 @@ if prior then
   end
   return out
 end
-out[3] = ack_claims(KEYS[2], KEYS[3], KEYS[6], KEYS[7], 10)
-local function done()
-  local memo = { out[1], out[2], out[3] }
-  for i = 4, #out, 2 do memo[#memo + 1] = out[i] end
-  remember(KEYS[10], memo)
-  return out
-end
-local fence = redis.call('HGET', KEYS[9], ARGV[2])
-if fence and tonumber(fence) > tonumber(ARGV[4]) then return done() end
 if not redis.call('ZSCORE', KEYS[8], ARGV[2]) then
   redis.call('ZADD', KEYS[8], out[1] + tonumber(ARGV[3]), ARGV[2])
 end
 local control = redis.call('HMGET', KEYS[11], 'paused', 'rate')
 if control[1] then
   out[2] = -1
-  return done()
+  return out
 end
 local permits, window = tonumber(ARGV[6]), tonumber(ARGV[7])
 if control[2] then
@@ -94,7 +82,7 @@ if permits > 0 and partitions > 1 then
   if share == 0 then
     -- fewer permits than partitions (a limit set at runtime by a caller that did not check): this one waits
     out[2] = window
-    return done()
+    return out
   end
   permits = share
 end
@@ -103,7 +91,7 @@ if permits > 0 then
   local allowed = permits - redis.call('ZCARD', KEYS[12])
   if allowed <= 0 then
     out[2] = next_permit()
-    return done()
+    return out
   end
   wanted = math.min(wanted, allowed)
 end
@@ -160,4 +148,7 @@ if #ids > 0 then
     if redis.call('ZCARD', KEYS[12]) >= permits then out[2] = next_permit() end
   end
 end
-return done()
+local memo = { out[1], out[2] }
+for _, id in ipairs(ids) do memo[#memo + 1] = id end
+remember(KEYS[10], memo)
+return out

@@ -238,52 +238,6 @@ class RedisJobStoreTest {
                 .extracting(StoredJob::id).containsExactlyInAnyOrder("a", "b");
     }
 
-    @Test
-    void aClaimFinishesTheAcksItCarriesBeforeItTakesJobs() {
-        store.publish("q", List.of(new NewJob("a", true, 0, false, "1"), new NewJob("b", true, 0, false, "2")));
-        List<StoredJob> first = store.claim("q", "i1", 2, Duration.ofSeconds(10), 1).jobs();
-        store.publish("q", List.of(new NewJob("c", true, 0, false, "3")));
-
-        Claim next = store.claim("q", "i1", 2, Duration.ofSeconds(10), 1, null, 0, 1, first);
-
-        assertThat(next.acked()).isEqualTo(2);
-        assertThat(next.jobs()).extracting(StoredJob::id).containsExactly("c");
-        assertThat(store.find("q", "a")).as("acked by the claim").isEmpty();
-        assertThat(store.find("q", "b")).isEmpty();
-        assertThat(store.stats("q").totals()).containsEntry("completed", 2L);
-        assertThat(redisson.getList(keys.active("i1"), StringCodec.INSTANCE).readAll()).containsExactly("c");
-    }
-
-    @Test
-    void aFencedClaimTakesNothingButStillFinishesTheAcksItCarries() {
-        store.publish("q", List.of(new NewJob("a", true, 0, false, "1"), new NewJob("b", true, 0, false, "2")));
-        long epoch = store.releaseAllBut("q", "i1", List.of()).fence();
-        StoredJob a = store.claim("q", "i1", 1, Duration.ofSeconds(10), epoch).jobs().get(0);
-        store.releaseAllBut("q", "i1", List.of("a")); // a lost reply: epoch raised, a still handled here
-
-        Claim fenced = store.claim("q", "i1", 1, Duration.ofSeconds(10), epoch, null, 0, 1, List.of(a));
-
-        assertThat(fenced.jobs()).isEmpty();
-        assertThat(fenced.acked()).isEqualTo(1);
-        assertThat(store.find("q", "a")).isEmpty();
-        assertThat(store.find("q", "b").orElseThrow().state()).isEqualTo(JobState.READY);
-    }
-
-    @Test
-    void anAckCarriedForAClaimThisInstanceNoLongerHoldsIsRefused() {
-        store.publish("q", List.of(new NewJob("j", true, 0, false, "1")));
-        StoredJob mine = store.claim("q", "i1", 1, Duration.ofMillis(100), 1).jobs().get(0);
-        await().atMost(Duration.ofSeconds(5)).until(() -> store.recoverExpired("q", 5).requeued() == 1);
-        StoredJob theirs = store.claim("q", "i2", 1, Duration.ofSeconds(10), 1).jobs().get(0);
-
-        Claim claim = store.claim("q", "i1", 1, Duration.ofSeconds(10), 1, null, 0, 1, List.of(mine));
-
-        assertThat(claim.acked()).isZero();
-        JobInfo job = store.find("q", "j").orElseThrow();
-        assertThat(job.state()).as("still i2's").isEqualTo(JobState.RUNNING);
-        assertThat(job.attempts()).isEqualTo(theirs.attempts());
-    }
-
     private long serverNow() {
         return store.transfer("unused", 1).serverNow();
     }
