@@ -5,7 +5,10 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 
 import dev.delayjobs.DelayQueueException;
 import dev.delayjobs.redis.NewJob;
@@ -14,9 +17,11 @@ import dev.delayjobs.redis.RedisJobStore;
 
 /**
  * Group commit for the publishes of one queue: concurrent calls share one script call. A call that
- * finds no other in flight runs at once (no added wait when idle); calls that arrive while one is in
- * flight wait, and the first of them then stores all of them together, up to {@value #MAX_JOBS}
- * jobs a call. Each caller gets its own outcomes, or the exception of the call its jobs were in.
+ * finds no other in flight is sent at once (no added wait when idle); calls that arrive while one
+ * is in flight wait, and all of them go in the next call, up to {@value #MAX_JOBS} jobs a call. The
+ * next call is sent by the thread that receives the reply of the one before (Redisson's I/O
+ * thread), before the callers of that one are woken: no thread hand-off stands between two calls.
+ * Each caller gets its own outcomes, or the exception of the call its jobs were in.
  *
  * <p>A shared call behaves as if its callers had published one after the other, in arrival order.
  */
@@ -38,129 +43,138 @@ final class PublishCoalescer {
      * outcomes in order.
      */
     List<PublishOutcome> publish(String queue, int partitions, List<NewJob> jobs) {
-        Lane lane = lanes.computeIfAbsent(queue + "/" + partitions, q -> new Lane(partitions));
+        Lane lane = lanes.computeIfAbsent(queue + "/" + partitions, q -> new Lane(queue, partitions));
         Pending mine = new Pending(jobs);
-        boolean interrupted = false;
+        List<Pending> call = null;
         synchronized (lane) {
             lane.waiting.add(mine);
-            if (lane.busy) {
-                // another call is in flight: wait for it to finish, then either be stored in the next
-                // call by whoever leads it, or lead that call
-                while (!mine.done && !mine.leads) {
-                    try {
-                        lane.wait();
-                    }
-                    catch (InterruptedException ex) {
-                        if (!mine.leads && lane.waiting.remove(mine)) {
-                            Thread.currentThread().interrupt();
-                            throw new DelayQueueException("Interrupted while waiting to publish to queue '" + queue
-                                    + "'; nothing was published", ex);
-                        }
-                        // taken into a call, or chosen to lead the next: the others wait for it
-                        interrupted = true;
-                    }
-                }
-                if (mine.done) {
-                    if (interrupted) {
-                        Thread.currentThread().interrupt();
-                    }
-                    return mine.result();
-                }
-            }
-            lane.busy = true;
-        }
-        try {
-            lead(queue, lane);
-        }
-        finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
+            if (!lane.busy) {
+                lane.busy = true;
+                call = lane.nextCall();
             }
         }
-        return mine.result();
+        if (call != null) {
+            send(lane, call);
+        }
+        return mine.await(lane);
     }
 
-    /** Stores what waits in the lane in one call, then hands the lead to the next waiting caller, if any. */
-    private void lead(String queue, Lane lane) {
-        List<Pending> batch = new ArrayList<>();
+    /** Sends one call with the jobs of {@code call}; its reply sends the next one and completes these callers. */
+    private void send(Lane lane, List<Pending> call) {
         List<NewJob> jobs = new ArrayList<>();
-        synchronized (lane) {
-            while (!lane.waiting.isEmpty()
-                    && (jobs.isEmpty() || jobs.size() + lane.waiting.peekFirst().jobs.size() <= MAX_JOBS)) {
-                Pending next = lane.waiting.pollFirst();
-                batch.add(next);
-                jobs.addAll(next.jobs);
-            }
+        for (Pending pending : call) {
+            jobs.addAll(pending.jobs);
         }
-        List<PublishOutcome> outcomes = null;
-        RuntimeException failure = null;
+        CompletableFuture<List<PublishOutcome>> reply;
         try {
-            outcomes = store.publish(queue, lane.partitions, jobs);
+            reply = store.publishAsync(lane.queue, lane.partitions, jobs);
         }
-        catch (RuntimeException ex) {
-            failure = ex;
+        catch (RuntimeException | Error ex) {
+            reply = CompletableFuture.failedFuture(ex);
         }
-        catch (Error ex) {
-            // every caller of the call hears of it, and the lane goes on: none may wait for good
-            failure = new DelayQueueException("Publishing to queue '" + queue + "' failed: " + ex, ex);
-        }
-        finally {
-            finish(lane, batch, outcomes, failure);
-        }
+        reply.whenComplete((outcomes, failure) -> replied(lane, call, outcomes, failure));
     }
 
-    private static void finish(Lane lane, List<Pending> batch, List<PublishOutcome> outcomes, RuntimeException failure) {
+    private void replied(Lane lane, List<Pending> call, List<PublishOutcome> outcomes, Throwable failure) {
+        List<Pending> next;
         synchronized (lane) {
-            int from = 0;
-            for (Pending pending : batch) {
-                if (outcomes == null) {
-                    pending.failure = failure;
-                }
-                else {
-                    pending.outcomes = outcomes.subList(from, from + pending.jobs.size());
-                }
-                from += pending.jobs.size();
-                pending.done = true;
-            }
-            Pending next = lane.waiting.peekFirst();
-            if (next != null) {
-                next.leads = true;
-            }
-            else {
+            next = lane.waiting.isEmpty() ? null : lane.nextCall();
+            if (next == null) {
                 lane.busy = false;
             }
-            lane.notifyAll();
+        }
+        if (next != null) {
+            send(lane, next);
+        }
+        int from = 0;
+        for (Pending pending : call) {
+            if (outcomes != null) {
+                pending.result.complete(outcomes.subList(from, from + pending.jobs.size()));
+            }
+            else {
+                pending.result.completeExceptionally(failure);
+            }
+            from += pending.jobs.size();
         }
     }
 
+    /** The publishes of one queue (or partition, under one layout), and whether a call of theirs is in flight. */
     private static final class Lane {
-        final Deque<Pending> waiting = new ArrayDeque<>();
+
+        final String queue;
         /** The partition count the lane's jobs were routed by. */
         final int partitions;
+        // guarded by this
+        final Deque<Pending> waiting = new ArrayDeque<>();
         boolean busy;
 
-        Lane(int partitions) {
+        Lane(String queue, int partitions) {
+            this.queue = queue;
             this.partitions = partitions;
+        }
+
+        /** Takes the callers of the next call from the front: at least one, at most {@value #MAX_JOBS} jobs. */
+        List<Pending> nextCall() {
+            List<Pending> call = new ArrayList<>();
+            int jobs = 0;
+            while (!waiting.isEmpty() && (jobs == 0 || jobs + waiting.peekFirst().jobs.size() <= MAX_JOBS)) {
+                Pending next = waiting.pollFirst();
+                call.add(next);
+                jobs += next.jobs.size();
+            }
+            return call;
         }
     }
 
     private static final class Pending {
 
         final List<NewJob> jobs;
-        boolean leads;
-        boolean done;
-        List<PublishOutcome> outcomes;
-        RuntimeException failure;
+        final CompletableFuture<List<PublishOutcome>> result = new CompletableFuture<>();
 
         Pending(List<NewJob> jobs) {
             this.jobs = jobs;
         }
 
-        List<PublishOutcome> result() {
-            if (failure != null) {
-                throw failure;
+        /**
+         * Waits for the call these jobs went in. Interrupted before they went in one, they are
+         * withdrawn and nothing is published; after, the call's outcome is awaited (it may have stored them).
+         */
+        List<PublishOutcome> await(Lane lane) {
+            boolean interrupted = false;
+            try {
+                while (true) {
+                    try {
+                        return result.get();
+                    }
+                    catch (InterruptedException ex) {
+                        synchronized (lane) {
+                            if (lane.waiting.remove(this)) {
+                                interrupted = true;
+                                throw new DelayQueueException("Interrupted while waiting to publish to queue '" + lane.queue
+                                        + "'; nothing was published", ex);
+                            }
+                        }
+                        interrupted = true;
+                    }
+                    catch (ExecutionException ex) {
+                        throw thrown(lane, ex.getCause());
+                    }
+                }
             }
-            return outcomes;
+            finally {
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+
+        private static RuntimeException thrown(Lane lane, Throwable failure) {
+            Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+            if (cause instanceof RuntimeException runtime) {
+                return runtime;
+            }
+            // an Error of the call: every caller of it hears of it, and the lane goes on
+            return new DelayQueueException("Publishing to queue '" + lane.queue + "' failed: " + cause, cause);
         }
     }
 }

@@ -8,7 +8,9 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 import org.redisson.api.BatchOptions;
 import org.redisson.api.BatchResult;
@@ -61,33 +63,51 @@ final class LuaScript {
     }
 
     /**
-     * Runs the script, then waits for {@code confirmation.replicas()} replicas to have it (one batch:
-     * the script and {@code WAIT} on one connection). Returns the reply and how many confirmed.
+     * {@link #run} without waiting: the reply completes the future on Redisson's I/O thread. A
+     * NOSCRIPT reply runs the script by its source, as {@link #run} does.
      */
-    <R> Confirmed<R> runConfirmed(RedissonClient redisson, RScript.Mode mode, RScript.ReturnType returnType,
-            List<Object> keys, ReplicaConfirmation confirmation, Object... args) {
+    <R> CompletableFuture<R> runAsync(RScript script, RScript.Mode mode, RScript.ReturnType returnType, List<Object> keys,
+            Object... args) {
         String routingKey = (String) keys.get(0);
-        try {
-            return confirmed(redisson, confirmation,
-                    script -> script.evalShaAsync(routingKey, mode, sha, returnType, keys, args));
-        }
-        catch (RedisException ex) {
-            // in a batch the NOSCRIPT reply may come wrapped
-            if (!(ex instanceof RedisNoScriptException) && !String.valueOf(ex.getMessage()).contains("NOSCRIPT")) {
-                throw ex;
+        return withSourceOnNoScript(
+                () -> script.<R>evalShaAsync(routingKey, mode, sha, returnType, keys, args).toCompletableFuture(),
+                () -> script.<R>evalAsync(routingKey, mode, source, returnType, keys, args).toCompletableFuture());
+    }
+
+    /**
+     * Runs the script, then waits for {@code confirmation.replicas()} replicas to have it (one batch:
+     * the script and {@code WAIT} on one connection). Completes with the reply and how many confirmed.
+     */
+    <R> CompletableFuture<Confirmed<R>> runConfirmedAsync(RedissonClient redisson, RScript.Mode mode,
+            RScript.ReturnType returnType, List<Object> keys, ReplicaConfirmation confirmation, Object... args) {
+        String routingKey = (String) keys.get(0);
+        return withSourceOnNoScript(
+                () -> confirmed(redisson, confirmation, script -> script.evalShaAsync(routingKey, mode, sha, returnType, keys, args)),
+                () -> confirmed(redisson, confirmation, script -> script.evalAsync(routingKey, mode, source, returnType, keys, args)));
+    }
+
+    private static <T> CompletableFuture<T> withSourceOnNoScript(Supplier<CompletableFuture<T>> bySha,
+            Supplier<CompletableFuture<T>> bySource) {
+        return bySha.get().exceptionallyCompose(ex -> isNoScript(ex) ? bySource.get() : CompletableFuture.failedFuture(ex));
+    }
+
+    /** Whether {@code failure} is a NOSCRIPT reply; in a batch it may come wrapped. */
+    private static boolean isNoScript(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof RedisNoScriptException || String.valueOf(t.getMessage()).contains("NOSCRIPT")) {
+                return true;
             }
-            return confirmed(redisson, confirmation,
-                    script -> script.evalAsync(routingKey, mode, source, returnType, keys, args));
         }
+        return false;
     }
 
     @SuppressWarnings("unchecked")
-    private static <R> Confirmed<R> confirmed(RedissonClient redisson, ReplicaConfirmation confirmation,
+    private static <R> CompletableFuture<Confirmed<R>> confirmed(RedissonClient redisson, ReplicaConfirmation confirmation,
             Function<RScriptAsync, RFuture<Object>> call) {
         RBatch batch = redisson.createBatch(BatchOptions.defaults().sync(confirmation.replicas(), confirmation.timeout()));
         call.apply(batch.getScript(StringCodec.INSTANCE));
-        BatchResult<?> result = batch.execute();
-        return new Confirmed<>((R) result.getResponses().get(0), result.getSyncedSlaves());
+        return batch.executeAsync().toCompletableFuture()
+                .thenApply(result -> new Confirmed<>((R) result.getResponses().get(0), result.getSyncedSlaves()));
     }
 
     /** A reply, and how many replicas had it when it returned. */

@@ -1,6 +1,9 @@
 package dev.delayjobs.redis;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.function.Supplier;
 
 import org.redisson.api.RedissonClient;
@@ -21,8 +24,40 @@ final class RedisCalls {
             return operation.get();
         }
         catch (RedisException ex) {
+            throw failure(action, queue, ex);
+        }
+    }
+
+    /**
+     * What an asynchronous call's failure becomes: a {@link DelayQueueException} naming what was
+     * asked, as {@link #call} throws; one that already is (thrown by a stage of the call) stays as it is.
+     */
+    static DelayQueueException failure(String action, String queue, Throwable failure) {
+        Throwable ex = failure;
+        while ((ex instanceof CompletionException || ex instanceof ExecutionException) && ex.getCause() != null) {
+            ex = ex.getCause();
+        }
+        if (ex instanceof DelayQueueException known) {
+            return known;
+        }
+        String what = queue == null ? action : action + " queue '" + queue + "'";
+        String why = ex instanceof RedisException redis ? describe(redis) : String.valueOf(ex);
+        return new DelayQueueException("Redis could not " + what + ": " + why, ex);
+    }
+
+    /** Waits for an asynchronous call, and throws its failure as {@link #call} would. */
+    static <T> T await(String action, String queue, CompletableFuture<T> call) {
+        try {
+            return call.get();
+        }
+        catch (ExecutionException ex) {
+            throw failure(action, queue, ex);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
             String what = queue == null ? action : action + " queue '" + queue + "'";
-            throw new DelayQueueException("Redis could not " + what + ": " + describe(ex), ex);
+            throw new DelayQueueException("Interrupted while waiting for Redis to " + what
+                    + "; the call may still take effect", ex);
         }
     }
 

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -142,45 +143,67 @@ public final class RedisJobStore {
      *     nothing was stored
      */
     public List<PublishOutcome> publish(String queue, int partitions, List<NewJob> jobs) {
+        return RedisCalls.await("publish to", queue, publishAsync(queue, partitions, jobs));
+    }
+
+    /**
+     * {@link #publish(String, int, List)} without waiting: the outcomes, or the failure (a
+     * {@link DelayQueueException}, a {@link LayoutChangedException} among them), complete the
+     * future on Redisson's I/O thread.
+     */
+    public CompletableFuture<List<PublishOutcome>> publishAsync(String queue, int partitions, List<NewJob> jobs) {
         QueueKeys k = keys(queue);
-        List<Object> args = new ArrayList<>(3 + jobs.size() * 5);
-        args.add(k.wakeChannel());
-        args.add(Integer.toString(jobs.size()));
-        args.add(Integer.toString(partitions));
+        Object[] args = new Object[3 + jobs.size() * 5];
+        args[0] = k.wakeChannel();
+        args[1] = Integer.toString(jobs.size());
+        args[2] = Integer.toString(partitions);
+        int i = 3;
         for (NewJob job : jobs) {
-            args.add(job.id());
-            args.add(job.relative() ? "d" : "a");
-            args.add(Long.toString(job.time()));
-            args.add(job.replaceExisting() ? "1" : "0");
-            args.add(job.payload());
+            args[i++] = job.id();
+            args[i++] = job.relative() ? "d" : "a";
+            args[i++] = Long.toString(job.time());
+            args[i++] = job.replaceExisting() ? "1" : "0";
+            args[i++] = job.payload();
         }
         List<Object> keyList = k.of(k.jobs(), k.delayed(), k.ready(), k.stats(), k.dead(), k.errors(), k.request(requestId()),
                 k.control());
         ReplicaConfirmation confirmation = confirmations.apply(queue);
-        List<Object> result;
+        CompletableFuture<List<Object>> reply;
         try {
             if (confirmation.replicas() == 0) {
-                result = RedisCalls.call("publish to", queue, () -> PUBLISH.run(script, Mode.READ_WRITE, ReturnType.LIST, keyList,
-                        args.toArray()));
+                reply = PUBLISH.runAsync(script, Mode.READ_WRITE, ReturnType.LIST, keyList, args);
             }
             else {
-                LuaScript.Confirmed<List<Object>> confirmed = RedisCalls.call("publish to", queue, () -> PUBLISH.runConfirmed(redisson,
-                        Mode.READ_WRITE, ReturnType.LIST, keyList, confirmation, args.toArray()));
-                if (confirmed.replicas() < confirmation.replicas()) {
-                    throw new DelayQueueException("Queue '" + queue + "': " + jobs.size() + " job(s) written on the master, "
-                            + "but only " + confirmed.replicas() + " of " + confirmation.replicas() + " replica(s) confirmed them "
-                            + "within " + confirmation.timeout().toMillis() + " ms (delay.publisher.confirm-replicas); a "
-                            + "failover now could lose them. Publishing them again with the same business keys is safe (an "
-                            + "existing job is kept, not doubled); a job published without a key would be published twice");
-                }
-                result = confirmed.reply();
+                reply = PUBLISH.<List<Object>>runConfirmedAsync(redisson, Mode.READ_WRITE, ReturnType.LIST, keyList,
+                        confirmation, args).thenApply(confirmed -> confirmedReply(queue, jobs.size(), confirmation, confirmed));
             }
         }
-        catch (DelayQueueException ex) {
-            throw layoutChanged(queue, ex);
+        catch (RuntimeException ex) {
+            reply = CompletableFuture.failedFuture(ex);
         }
-        List<PublishOutcome> outcomes = new ArrayList<>(result.size());
-        for (Object status : result) {
+        return reply.handle((result, failure) -> {
+            if (failure != null) {
+                throw layoutChanged(queue, RedisCalls.failure("publish to", queue, failure));
+            }
+            return outcomes(result);
+        });
+    }
+
+    private static List<Object> confirmedReply(String queue, int jobs, ReplicaConfirmation confirmation,
+            LuaScript.Confirmed<List<Object>> confirmed) {
+        if (confirmed.replicas() < confirmation.replicas()) {
+            throw new DelayQueueException("Queue '" + queue + "': " + jobs + " job(s) written on the master, "
+                    + "but only " + confirmed.replicas() + " of " + confirmation.replicas() + " replica(s) confirmed them "
+                    + "within " + confirmation.timeout().toMillis() + " ms (delay.publisher.confirm-replicas); a "
+                    + "failover now could lose them. Publishing them again with the same business keys is safe (an "
+                    + "existing job is kept, not doubled); a job published without a key would be published twice");
+        }
+        return confirmed.reply();
+    }
+
+    private static List<PublishOutcome> outcomes(List<Object> statuses) {
+        List<PublishOutcome> outcomes = new ArrayList<>(statuses.size());
+        for (Object status : statuses) {
             outcomes.add(switch (((Number) status).intValue()) {
                 case 1 -> PublishOutcome.CREATED;
                 case 2 -> PublishOutcome.REPLACED;
