@@ -64,11 +64,13 @@ end
 
 -- Each number has at most 12 base-36 digits (36^12 < 2^63), as StoredJob.parse requires: a record
 -- Java could not read never reaches a consumer; claim buries it as not in the job format.
-local function fits(...)
-  for _, field in ipairs({ ... }) do
-    if #field > 13 or #string.gsub(field, '^%-', '') > 12 then return false end
-  end
-  return true
+local function fits_one(field)
+  local n = #field
+  return n <= 12 or (n == 13 and string.byte(field, 1) == 45) -- 45: '-'
+end
+
+local function fits(gen, ar, due, age)
+  return fits_one(gen) and fits_one(ar) and fits_one(due) and fits_one(age)
 end
 
 local function decode(rec)
@@ -114,12 +116,26 @@ local function claimed_record(rec)
   return nil
 end
 
+-- The header of a record (gen, attempts, running) without copying its payload: all an ack needs
+-- to decide on a claim, where decode() would copy every payload once more.
+local function decode_header(rec)
+  local gen, ar = string.match(rec, '^([%d%l]+),([%d%l]+),')
+  if gen and #gen <= 12 and #ar <= 12 then
+    local flags = tonumber(ar, 36)
+    local running = '0'
+    if flags % 2 == 1 then running = '1' end
+    return { gen = gen, attempts = (flags - flags % 2) / 2, running = running }
+  end
+  return nil
+end
+
 -- The rule for finishing a claim (ack, retry, bury): only the caller that still holds this claim
 -- may. The claim (gen and attempt) is compared before the active list is touched, so an outcome
 -- of an old claim never removes a newer claim's entry; then the id must leave the caller's active
--- list. Returns whether the caller held the claim, and the decoded record (nil if not readable).
-local function let_go_of_claim(active_key, id, rec, gen, attempt)
-  local r = rec and decode(rec)
+-- list. Returns whether the caller held the claim, and the record as read by read (decode when
+-- not given; nil if not readable).
+local function let_go_of_claim(active_key, id, rec, gen, attempt, read)
+  local r = rec and (read or decode)(rec)
   if r and (r.gen ~= gen or r.attempts ~= tonumber(attempt)) then return false, r end
   return redis.call('LREM', active_key, 1, id) == 1, r
 end

@@ -17,7 +17,7 @@ for k, id in ipairs(ids) do
   local claim = id .. ',' .. ARGV[3 * k - 1] .. ',' .. ARGV[3 * k]
   if not seen[claim] then
     seen[claim] = true
-    local held, r = let_go_of_claim(KEYS[1], id, recs[k], ARGV[3 * k - 1], ARGV[3 * k])
+    local held, r = let_go_of_claim(KEYS[1], id, recs[k], ARGV[3 * k - 1], ARGV[3 * k], decode_header)
     if held and r and r.running == '1' then
       done[#done + 1] = id
     end
