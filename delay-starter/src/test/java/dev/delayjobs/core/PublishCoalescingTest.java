@@ -16,6 +16,7 @@ import org.redisson.api.redisnode.RedisNodes;
 import org.springframework.context.ConfigurableApplicationContext;
 
 import dev.delayjobs.DelayPublisher;
+import dev.delayjobs.DelayQueueException;
 import dev.delayjobs.JobState;
 import dev.delayjobs.embeddedredis.RedisServerProcess;
 import dev.delayjobs.test.TestApps;
@@ -71,6 +72,81 @@ class PublishCoalescingTest {
                 assertThat(publisher.find("mails", "mail-" + i)).get().satisfies(job -> {
                     assertThat(job.state()).isEqualTo(JobState.DELAYED);
                 });
+            }
+        }
+    }
+
+    @Test
+    void aCallerInterruptedBeforeItsJobsWentInACallPublishesNothingAndTheOthersGoOn() throws Exception {
+        try (RedisServerProcess redis = RedisServerProcess.start();
+                ConfigurableApplicationContext app = TestApps.run(redis.host(), redis.port(), TestRedis.uniquePrefix(),
+                        List.of())) {
+            DelayPublisher publisher = app.getBean(DelayPublisher.class);
+            publisher.publish("mails", "warm-up", Duration.ofHours(1));
+
+            redis.pause();
+            Map<String, Object> results = new ConcurrentHashMap<>();
+            Thread first = new Thread(() -> results.put("first", publisher.publish("mails", "1", Duration.ofHours(1), "first")));
+            Thread second = new Thread(() -> {
+                try {
+                    results.put("second", publisher.publish("mails", "2", Duration.ofHours(1), "second"));
+                }
+                catch (RuntimeException ex) {
+                    results.put("second", ex);
+                    results.put("second interrupted", Thread.currentThread().isInterrupted());
+                }
+            });
+            try {
+                first.start();
+                await().atMost(Duration.ofSeconds(5)).until(() -> first.getState() != Thread.State.RUNNABLE);
+                second.start();
+                await().atMost(Duration.ofSeconds(5)).until(() -> second.getState() == Thread.State.WAITING);
+                second.interrupt();
+                second.join(5_000);
+            }
+            finally {
+                redis.resume();
+            }
+            first.join(10_000);
+
+            assertThat(results.get("second")).isInstanceOf(DelayQueueException.class)
+                    .asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.THROWABLE)
+                    .hasMessageContaining("nothing was published");
+            assertThat(results.get("second interrupted")).as("the interrupt flag is kept").isEqualTo(true);
+            assertThat(results.get("first")).isEqualTo("first");
+            assertThat(publisher.find("mails", "first")).isPresent();
+            assertThat(publisher.find("mails", "second")).isEmpty();
+        }
+    }
+
+    @Test
+    void sharedCallsStillStoreTheirJobsAfterRedisForgotTheScript() throws InterruptedException {
+        try (RedisServerProcess redis = RedisServerProcess.start();
+                ConfigurableApplicationContext app = TestApps.run(redis.host(), redis.port(), TestRedis.uniquePrefix(),
+                        List.of())) {
+            DelayPublisher publisher = app.getBean(DelayPublisher.class);
+            publisher.publish("mails", "warm-up", Duration.ofHours(1));
+            RedissonClient redisson = app.getBean(RedissonClient.class);
+            // what a restart or SCRIPT FLUSH does: the next EVALSHA gets NOSCRIPT and runs the source
+            redisson.getScript().scriptFlush();
+
+            List<Thread> callers = new ArrayList<>();
+            Map<Integer, String> ids = new ConcurrentHashMap<>();
+            for (int i = 0; i < 8; i++) {
+                int n = i;
+                Thread caller = new Thread(() -> ids.put(n, publisher.publish("mails", "mail " + n, Duration.ofHours(1),
+                        "flushed-" + n)));
+                caller.start();
+                callers.add(caller);
+            }
+            for (Thread caller : callers) {
+                caller.join(10_000);
+            }
+
+            assertThat(ids).hasSize(8);
+            for (int i = 0; i < 8; i++) {
+                assertThat(publisher.find("mails", "flushed-" + i)).get()
+                        .satisfies(job -> assertThat(job.state()).isEqualTo(JobState.DELAYED));
             }
         }
     }
