@@ -47,9 +47,8 @@ final class PublishCoalescer {
         Pending mine = new Pending(jobs);
         List<Pending> call = null;
         synchronized (lane) {
-            lane.waiting.add(mine);
-            if (!lane.busy) {
-                lane.busy = true;
+            lane.add(mine);
+            if (lane.mayStartCall()) {
                 call = lane.nextCall();
             }
         }
@@ -78,10 +77,8 @@ final class PublishCoalescer {
     private void replied(Lane lane, List<Pending> call, List<PublishOutcome> outcomes, Throwable failure) {
         List<Pending> next;
         synchronized (lane) {
-            next = lane.waiting.isEmpty() ? null : lane.nextCall();
-            if (next == null) {
-                lane.busy = false;
-            }
+            lane.inFlight--;
+            next = lane.mayStartCall() ? lane.nextCall() : null;
         }
         if (next != null) {
             send(lane, next);
@@ -106,11 +103,34 @@ final class PublishCoalescer {
         final int partitions;
         // guarded by this
         final Deque<Pending> waiting = new ArrayDeque<>();
-        boolean busy;
+        int waitingJobs;
+        int inFlight;
 
         Lane(String queue, int partitions) {
             this.queue = queue;
             this.partitions = partitions;
+        }
+
+        void add(Pending pending) {
+            waiting.addLast(pending);
+            waitingJobs += pending.jobs.size();
+        }
+
+        boolean remove(Pending pending) {
+            if (!waiting.remove(pending)) {
+                return false;
+            }
+            waitingJobs -= pending.jobs.size();
+            return true;
+        }
+
+        /**
+         * Whether a call may leave now: when none is in flight, or when a full call's worth of jobs
+         * waits behind the one in flight (batches: the next call then travels while Redis runs the
+         * first). Small calls stay one at a time, so that they grow while one is in flight.
+         */
+        boolean mayStartCall() {
+            return !waiting.isEmpty() && (inFlight == 0 || (inFlight == 1 && waitingJobs >= MAX_JOBS));
         }
 
         /** Takes the callers of the next call from the front: at least one, at most {@value #MAX_JOBS} jobs. */
@@ -122,6 +142,8 @@ final class PublishCoalescer {
                 call.add(next);
                 jobs += next.jobs.size();
             }
+            waitingJobs -= jobs;
+            inFlight++;
             return call;
         }
     }
@@ -148,7 +170,7 @@ final class PublishCoalescer {
                     }
                     catch (InterruptedException ex) {
                         synchronized (lane) {
-                            if (lane.waiting.remove(this)) {
+                            if (lane.remove(this)) {
                                 interrupted = true;
                                 throw new DelayQueueException("Interrupted while waiting to publish to queue '" + lane.queue
                                         + "'; nothing was published", ex);
