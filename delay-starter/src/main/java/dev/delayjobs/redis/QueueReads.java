@@ -1,5 +1,6 @@
 package dev.delayjobs.redis;
 
+import static dev.delayjobs.redis.RedisCalls.asLong;
 import static dev.delayjobs.redis.RedisCalls.call;
 
 import java.time.Instant;
@@ -117,9 +118,5 @@ final class QueueReads {
 
     private QueueKeys keys(String queue) {
         return new QueueKeys(prefix, queue);
-    }
-
-    private static long asLong(Object value) {
-        return ((Number) value).longValue();
     }
 }

@@ -40,9 +40,8 @@ final class RedisCalls {
         if (ex instanceof DelayQueueException known) {
             return known;
         }
-        String what = queue == null ? action : action + " queue '" + queue + "'";
         String why = ex instanceof RedisException redis ? describe(redis) : String.valueOf(ex);
-        return new DelayQueueException("Redis could not " + what + ": " + why, ex);
+        return new DelayQueueException("Redis could not " + what(action, queue) + ": " + why, ex);
     }
 
     /** Waits for an asynchronous call, and throws its failure as {@link #call} would. */
@@ -55,10 +54,18 @@ final class RedisCalls {
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
-            String what = queue == null ? action : action + " queue '" + queue + "'";
-            throw new DelayQueueException("Interrupted while waiting for Redis to " + what
+            throw new DelayQueueException("Interrupted while waiting for Redis to " + what(action, queue)
                     + "; the call may still take effect", ex);
         }
+    }
+
+    /** A number in a script's reply (Redis integers arrive as {@code Long}). */
+    static long asLong(Object reply) {
+        return ((Number) reply).longValue();
+    }
+
+    private static String what(String action, String queue) {
+        return queue == null ? action : action + " queue '" + queue + "'";
     }
 
     /**

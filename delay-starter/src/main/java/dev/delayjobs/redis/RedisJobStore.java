@@ -1,5 +1,7 @@
 package dev.delayjobs.redis;
 
+import static dev.delayjobs.redis.RedisCalls.asLong;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -437,11 +439,7 @@ public final class RedisJobStore {
         return new QueueKeys(prefix, queue);
     }
 
-    private static long asLong(Object value) {
-        return ((Number) value).longValue();
-    }
-
     private static int asInt(Object value) {
-        return ((Number) value).intValue();
+        return (int) asLong(value);
     }
 }
