@@ -73,15 +73,22 @@ local function fits(gen, ar, due, age)
   return fits_one(gen) and fits_one(ar) and fits_one(due) and fits_one(age)
 end
 
+-- The claim fields of a record (gen, and attempts and running from ar), as a table the decoders fill further.
+local function claim_fields(gen, ar)
+  local flags = from36(ar)
+  local running = '0'
+  if flags % 2 == 1 then running = '1' end
+  return { gen = gen, attempts = (flags - flags % 2) / 2, running = running }
+end
+
 local function decode(rec)
   local gen, ar, due, age, payload = string.match(rec, '^([%d%l]+),([%d%l]+),(%-?[%d%l]+),(%-?[%d%l]+)|(.*)$')
   if gen and fits(gen, ar, due, age) then
-    local flags = from36(ar)
-    local running = '0'
-    if flags % 2 == 1 then running = '1' end
-    local d = from36(due)
-    return { gen = gen, attempts = (flags - flags % 2) / 2, running = running, due = d,
-             published = d - from36(age), payload = payload }
+    local r = claim_fields(gen, ar)
+    r.due = from36(due)
+    r.published = r.due - from36(age)
+    r.payload = payload
+    return r
   end
   return nil
 end
@@ -120,11 +127,8 @@ end
 -- to decide on a claim, where decode() would copy every payload once more.
 local function decode_header(rec)
   local gen, ar = string.match(rec, '^([%d%l]+),([%d%l]+),')
-  if gen and #gen <= 12 and #ar <= 12 then
-    local flags = tonumber(ar, 36)
-    local running = '0'
-    if flags % 2 == 1 then running = '1' end
-    return { gen = gen, attempts = (flags - flags % 2) / 2, running = running }
+  if gen and fits_one(gen) and fits_one(ar) then
+    return claim_fields(gen, ar)
   end
   return nil
 end
