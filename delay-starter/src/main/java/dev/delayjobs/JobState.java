@@ -6,7 +6,13 @@ public enum JobState {
     DELAYED,
     /** Due, waiting for a consumer. */
     READY,
-    /** Taken by a consumer and not yet acknowledged. */
+    /**
+     * Taken by a consumer ahead of its workers ({@code delay.consumer.prefetch}), waiting in its buffer
+     * for a free worker: no attempt counted yet. It can no longer be cancelled, rescheduled or
+     * replaced; the queue's counts show it as ready. If the consumer stops, it goes back to ready.
+     */
+    PREFETCHED,
+    /** Started by a consumer and not yet acknowledged. */
     RUNNING,
     /** Exhausted its attempts or could not be read; kept in the dead set for inspection. */
     DEAD

@@ -33,7 +33,7 @@ final class ConfiguredSettings implements QueueSettings.Source {
         DelayProperties.Backoff backoff = consumer.getBackoff();
         this.defaults = build("delay.consumer", consumer.getConcurrency(), consumer.getMaxAttempts(), backoff.getInitial(),
                 backoff.getMultiplier(), backoff.getMax(), backoff.getJitter(), consumer.isAutoStartup(),
-                consumer.getHandlerTimeout(), null, false);
+                consumer.getHandlerTimeout(), null, false, prefetch(consumer.getPrefetch()));
         properties.getQueues().keySet().forEach(this::forQueue);
         checkConfirmations();
         bridgedLists();
@@ -92,7 +92,7 @@ final class ConfiguredSettings implements QueueSettings.Source {
                 or(b.getInitial(), d.initial()), or(b.getMultiplier(), d.multiplier()), or(b.getMax(), d.max()),
                 or(b.getJitter(), d.jitter()), or(o.getAutoStartup(), defaults.autoStartup()),
                 or(o.getHandlerTimeout(), defaults.handlerTimeout()), rateLimit(name, o.getRateLimit()),
-                o.isPausedOnStartup());
+                o.isPausedOnStartup(), o.getPrefetch() != null ? o.getPrefetch() : defaults.prefetch());
     }
 
     /** How many replicas must confirm a publish to {@code queue}, and for how long to wait. */
@@ -241,11 +241,11 @@ final class ConfiguredSettings implements QueueSettings.Source {
 
     private static QueueSettings build(String name, int concurrency, int maxAttempts, Duration initial, double multiplier,
             Duration max, double jitter, boolean autoStartup, Duration handlerTimeout, RateLimit rateLimit,
-            boolean pausedOnStartup) {
+            boolean pausedOnStartup, int prefetch) {
         try {
             return new QueueSettings(concurrency, maxAttempts,
                     new QueueSettings.ExponentialBackoff(initial, multiplier, max, jitter), autoStartup, handlerTimeout,
-                    rateLimit, pausedOnStartup);
+                    rateLimit, pausedOnStartup, prefetch);
         }
         catch (QueueSettings.InvalidSettingException ex) {
             throw new InvalidConfigurationPropertyValueException(name + "." + ex.setting(), ex.value(), ex.reason());
@@ -256,6 +256,11 @@ final class ConfiguredSettings implements QueueSettings.Source {
         if (value == null || value.isZero() || value.isNegative()) {
             throw new InvalidConfigurationPropertyValueException(name, value, "must be positive");
         }
+    }
+
+    /** The configured prefetch, or as many as the concurrency when unset. */
+    private static int prefetch(Integer configured) {
+        return configured != null ? configured : QueueSettings.PREFETCH_AS_CONCURRENCY;
     }
 
     private static <T> T or(T value, T fallback) {

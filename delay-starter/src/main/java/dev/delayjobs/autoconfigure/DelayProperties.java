@@ -406,6 +406,15 @@ public class DelayProperties {
         private int concurrency = 1;
 
         /**
+         * Jobs of one queue claimed ahead of the workers (0 to 1000): they wait in this instance's
+         * buffer (state PREFETCHED, no attempt counted) so that a worker that finishes starts the
+         * next job without a round trip to Redis. They can no longer be cancelled, and another
+         * instance does not get them while they wait; 0 claims only for free workers. Unset means as
+         * many as the concurrency.
+         */
+        private Integer prefetch;
+
+        /**
          * Deliveries a job gets before it goes to the dead set (1 means no retry).
          */
         private int maxAttempts = 3;
@@ -441,6 +450,14 @@ public class DelayProperties {
 
         public void setConcurrency(int concurrency) {
             this.concurrency = concurrency;
+        }
+
+        public Integer getPrefetch() {
+            return prefetch;
+        }
+
+        public void setPrefetch(Integer prefetch) {
+            this.prefetch = prefetch;
         }
 
         public int getMaxAttempts() {
@@ -544,6 +561,12 @@ public class DelayProperties {
          * Jobs of this queue handled at once in this instance.
          */
         private Integer concurrency;
+
+        /**
+         * Jobs of this queue claimed ahead of the workers, waiting in this instance's buffer (0 to
+         * 1000; 0 claims only for free workers).
+         */
+        private Integer prefetch;
 
         /**
          * Deliveries a job of this queue gets before it goes to the dead set.
@@ -670,6 +693,14 @@ public class DelayProperties {
 
         public void setConcurrency(Integer concurrency) {
             this.concurrency = concurrency;
+        }
+
+        public Integer getPrefetch() {
+            return prefetch;
+        }
+
+        public void setPrefetch(Integer prefetch) {
+            this.prefetch = prefetch;
         }
 
         public Integer getMaxAttempts() {

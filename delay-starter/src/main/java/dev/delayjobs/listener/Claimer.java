@@ -1,6 +1,7 @@
 package dev.delayjobs.listener;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 
 import org.apache.commons.logging.Log;
@@ -12,9 +13,14 @@ import dev.delayjobs.redis.StoredJob;
 import dev.delayjobs.timer.QueueWatchdog;
 
 /**
- * The claimer thread of one queue: takes as many ready jobs as there are free workers in one
- * script call (one Redis connection, however many workers), hands them to the {@link JobRunner},
- * and waits when the queue is empty, paused or rate limited. One claimer per start of the container.
+ * The claimer thread of one queue: takes as many ready jobs as there are free workers and room in
+ * its {@link PrefetchBuffer} in one script call (one Redis connection, however many workers), hands
+ * them to the {@link JobRunner} (those for free workers start at once, the others wait in the
+ * buffer), and waits when the queue is empty, paused or rate limited, or the buffer is full. With a
+ * buffer, the next claim is on its way while the workers run. One claimer per start of the container.
+ *
+ * <p>Prefetched jobs are handed back to Redis, with no attempt spent, when the queue is paused and
+ * when the container stops.
  *
  * <p>A claim or an outcome whose reply is lost (a timeout, a dropped connection) leaves jobs held by
  * this live instance that no worker handles: before its next claim the claimer hands those back and
@@ -35,6 +41,7 @@ final class Claimer {
     private final ClaimGate gate;
     private final JobRunner runner;
     private final HeldJobs held;
+    private final PrefetchBuffer buffer;
     private final Thread thread;
     private volatile boolean running = true;
     /** Epoch of this claimer's claims, raised with each hand-back (see the class comment). */
@@ -49,6 +56,7 @@ final class Claimer {
         this.gate = gate;
         this.runner = runner;
         this.held = held;
+        this.buffer = runner.buffer();
         this.thread = new Thread(this::superviseClaimLoop, "delay-" + partition.name() + "-claimer");
     }
 
@@ -99,46 +107,54 @@ final class Claimer {
                 held.markUnknown();
                 reconciledAt = System.nanoTime();
             }
-            int wanted;
+            // without a buffer, a claim waits for free workers; with one, for room in it (a free
+            // worker takes a waiting job first, so free workers mean an empty buffer)
+            int start;
+            int room;
             try {
-                wanted = runner.awaitFreeWorkers();
+                if (buffer.capacity() == 0) {
+                    start = runner.awaitFreeWorkers();
+                    room = 0;
+                }
+                else {
+                    room = buffer.awaitRoom();
+                    start = runner.takeFreeWorkers();
+                }
             }
             catch (InterruptedException ex) {
                 break;
             }
+            int wanted = start + room;
             Claim claim;
             try {
                 if (held.takeUnknown()) {
                     claimEpoch = store.releaseAllBut(queue(), watchdog.instanceId(), held.ids()).fence();
                 }
-                claim = store.claim(queue(), watchdog.instanceId(), wanted, lease, claimEpoch,
+                claim = store.claim(queue(), watchdog.instanceId(), wanted, start, lease, claimEpoch,
                         endpoint.settings().rateLimit(), partition.index(), partition.count());
             }
             catch (RuntimeException ex) {
                 held.markUnknown();
-                runner.giveBack(wanted);
+                runner.giveBack(start);
+                buffer.giveBackRoom(room);
                 if (running) {
                     logger.warn(partition.describe() + ": claiming failed, retrying in 1s: " + ex.getMessage());
                     pause(Duration.ofSeconds(1));
                 }
                 continue;
             }
-            long claimedAt = System.nanoTime();
-            List<StoredJob> jobs = claim.jobs();
-            runner.giveBack(wanted - jobs.size());
-            for (StoredJob job : jobs) {
-                if (!runner.start(job, claim.serverNow(), claimedAt)) {
-                    // stop() gave up waiting for this thread and shut the workers down: the jobs not
-                    // started are still held and are handed back by stop()
-                    return;
-                }
+            if (!deliver(claim, start, room)) {
+                return;
             }
             if (gate.holdsBack(claim)) {
+                if (claim.paused()) {
+                    handBackPrefetched();
+                }
                 gate.await(claim);
             }
             // fewer than asked for: ready was empty when the claim ran (or held only stale ids), so
             // wait for it here rather than spend a claim call that finds nothing
-            else if (jobs.size() < wanted && running) {
+            else if (claim.jobs().size() < wanted && running) {
                 try {
                     store.awaitReady(queue(), AWAIT_READY);
                 }
@@ -148,6 +164,58 @@ final class Claimer {
                     }
                 }
             }
+        }
+    }
+
+    /**
+     * Hands the jobs of {@code claim} over: the first {@code start} to the workers taken for them, the
+     * others (prefetched) to the buffer, in the room taken for them. Returns false when the workers
+     * were shut down (stop() gave up waiting for this thread): the jobs not started are still held
+     * and are handed back by stop().
+     */
+    private boolean deliver(Claim claim, int start, int room) {
+        long claimedAt = System.nanoTime();
+        List<StoredJob> jobs = claim.jobs();
+        int started = Math.min(start, jobs.size());
+        runner.giveBack(start - started);
+        buffer.giveBackRoom(room - (jobs.size() - started));
+        List<Execution> prefetched = new ArrayList<>(jobs.size() - started);
+        for (int i = 0; i < jobs.size(); i++) {
+            StoredJob job = jobs.get(i);
+            Execution execution = new Execution(job, claim.serverNow(), claimedAt, i >= started,
+                    claim.suspects().contains(job.id()));
+            held.add(execution);
+            if (i >= started) {
+                prefetched.add(execution);
+            }
+            else if (!runner.start(execution)) {
+                return false;
+            }
+        }
+        if (!prefetched.isEmpty()) {
+            buffer.add(prefetched);
+        }
+        return true;
+    }
+
+    /**
+     * Hands the jobs waiting in the buffer back to ready, with no attempt spent (the queue was paused,
+     * or the container stops). Called by the claimer thread, or once it stopped.
+     */
+    void handBackPrefetched() {
+        List<Execution> waiting = buffer.drain();
+        if (waiting.isEmpty()) {
+            return;
+        }
+        waiting.forEach(held::remove);
+        try {
+            claimEpoch = store.releaseAllBut(queue(), watchdog.instanceId(), held.ids()).fence();
+        }
+        catch (RuntimeException ex) {
+            // handed back before the next claim, or recovered by other instances after the lease
+            held.markUnknown();
+            logger.warn(partition.describe() + ": could not hand back " + waiting.size() + " prefetched job(s): "
+                    + ex.getMessage());
         }
     }
 

@@ -5,20 +5,33 @@ import java.util.concurrent.ScheduledFuture;
 import dev.delayjobs.redis.StoredJob;
 
 /**
- * One claimed job handed to a worker. Its outcome is recorded once: by the worker when the
- * handler returns or throws, or by the handler timeout, whichever settles it first.
+ * One claimed job, handed to a worker at once or after it waited in the {@link PrefetchBuffer}. Its
+ * outcome is recorded once: by the worker when the handler returns or throws, or by the handler
+ * timeout, whichever settles it first.
  */
 final class Execution {
 
     final StoredJob job;
+    /** The Redis server clock when the job was claimed, epoch ms. */
+    final long claimServerNow;
+    /** {@link System#nanoTime()} when the claim's reply arrived: lateness counts the wait since then. */
+    final long claimedAt;
+    /** Whether the claim left it PREFETCHED: its worker sends a start mark. */
+    final boolean prefetched;
+    /** Whether it is suspect (see {@link dev.delayjobs.redis.Claim#suspects()}): its start mark is awaited. */
+    final boolean suspect;
     private Thread handler;
     private ScheduledFuture<?> timeout;
     private boolean settled;
     private boolean shutdownInterrupt;
     private boolean permitKept;
 
-    Execution(StoredJob job) {
+    Execution(StoredJob job, long claimServerNow, long claimedAt, boolean prefetched, boolean suspect) {
         this.job = job;
+        this.claimServerNow = claimServerNow;
+        this.claimedAt = claimedAt;
+        this.prefetched = prefetched;
+        this.suspect = suspect;
     }
 
     synchronized void handlerStarted(Thread thread) {

@@ -20,7 +20,8 @@ import dev.delayjobs.redis.StoredJob;
 /**
  * Runs the claimed jobs of one queue on {@code concurrency} workers: reads the payload, calls the
  * handler (under its timeout, if any), and hands the outcome to the acker or the
- * {@link OutcomeRecorder}. One runner per start of the container.
+ * {@link OutcomeRecorder}. A worker that finishes a job goes on with the next one waiting in the
+ * {@link PrefetchBuffer}, if any. One runner per start of the container.
  *
  * <p>A handler that runs past its timeout is interrupted and counted as a failed attempt at once,
  * and its worker is freed: a thread that ignores the interrupt is abandoned (it no longer counts
@@ -38,6 +39,9 @@ final class JobRunner {
     private final OutcomeRecorder outcomes;
     private final AckBatcher acks;
     private final HeldJobs held;
+    private final StartMarks marks;
+    /** Jobs claimed ahead of the workers; its capacity is 0 without prefetch. */
+    private final PrefetchBuffer buffer;
     /**
      * Runs handlers. It grows past {@code concurrency} threads only by threads abandoned after a
      * handler timeout: {@link #freeWorkers} bounds the jobs handled at once.
@@ -50,7 +54,8 @@ final class JobRunner {
     private final AtomicInteger abandoned = new AtomicInteger();
 
     JobRunner(HandlerEndpoint endpoint, PayloadCodec codec, JobTracing tracing, DelayQueueObserver observer,
-            OutcomeRecorder outcomes, AckBatcher acks, HeldJobs held, WorkerThreads workerThreads, WorkerPermits freeWorkers) {
+            OutcomeRecorder outcomes, AckBatcher acks, HeldJobs held, WorkerThreads workerThreads, WorkerPermits freeWorkers,
+            StartMarks marks, int prefetch) {
         this.endpoint = endpoint;
         this.codec = codec;
         this.tracing = tracing;
@@ -60,6 +65,9 @@ final class JobRunner {
         this.held = held;
         QueueSettings settings = endpoint.settings();
         this.freeWorkers = freeWorkers;
+        this.marks = marks;
+        this.buffer = new PrefetchBuffer(prefetch, freeWorkers, this::startWaiting);
+        freeWorkers.register(buffer);
         // at most: the running handlers, as many abandoned after a timeout (see timedOut), and
         // the short tasks that record those timeouts
         // kept: this partition's share of the workers (all of them unpartitioned); more start when it holds more
@@ -83,24 +91,70 @@ final class JobRunner {
         return freeWorkers.await();
     }
 
-    /** Gives back workers taken by {@link #awaitFreeWorkers()} and not used. */
+    /** Takes the free workers there are, up to this partition's share, without waiting; returns how many. */
+    int takeFreeWorkers() {
+        return freeWorkers.takeFree(freeWorkers.share());
+    }
+
+    /** Gives back workers taken by {@link #awaitFreeWorkers()} or {@link #takeFreeWorkers()} and not used. */
     void giveBack(int count) {
         freeWorkers.giveBack(count);
     }
 
+    /** The jobs claimed ahead of the workers, which the claimer fills. */
+    PrefetchBuffer buffer() {
+        return buffer;
+    }
+
     /**
-     * Starts {@code job} on one of the workers taken. Returns false when the workers were shut down
-     * (stop() gave up waiting for the claimer): the job stays held, and stop() hands it back.
+     * Starts {@code execution} (held already) on one of the workers taken. Returns false when the
+     * workers were shut down (stop() gave up waiting for the claimer): the job stays held, and stop()
+     * hands it back.
      */
-    boolean start(StoredJob job, long claimServerNow, long claimedAt) {
-        Execution execution = new Execution(job);
-        held.add(execution);
+    boolean start(Execution execution) {
         try {
-            workers.execute(() -> handle(execution, claimServerNow, claimedAt));
+            workers.execute(() -> work(execution));
             return true;
         }
         catch (RejectedExecutionException stopped) {
             return false;
+        }
+    }
+
+    /** Starts a prefetched job on a worker the buffer took for it. */
+    private void startWaiting(Execution execution) {
+        if (!start(execution)) {
+            // shut down: not held any longer, so that stop() hands it back with the rest
+            held.remove(execution);
+        }
+    }
+
+    /** Runs {@code first}, then the jobs waiting in the buffer, on this worker, until none waits. */
+    private void work(Execution first) {
+        Execution next = first;
+        while (next != null) {
+            boolean keepsWorker;
+            try {
+                if (next.prefetched && next.suspect && !marks.startedNow(next.job)) {
+                    // not run: handed back before the next claim (or already taken from this instance)
+                    held.remove(next);
+                    held.markUnknown();
+                    next = buffer.nextOrFree();
+                    continue;
+                }
+                if (next.prefetched && !next.suspect) {
+                    marks.started(next.job);
+                }
+                keepsWorker = handle(next);
+            }
+            catch (RuntimeException | Error unexpected) {
+                freeWorkers.giveBack(1);
+                throw unexpected;
+            }
+            if (!keepsWorker) {
+                return;
+            }
+            next = buffer.nextOrFree();
         }
     }
 
@@ -112,17 +166,18 @@ final class JobRunner {
     }
 
     /**
-     * Runs one job. Lateness is measured on the Redis clock (the due time's clock): the server time
-     * of the claim plus the time the job then waited here.
+     * Runs one job; returns whether this thread still owns its worker (not when a handler timeout
+     * took it over). Lateness is measured on the Redis clock (the due time's clock): the server time
+     * of the claim plus the time the job then waited here, in the buffer included.
      */
-    private void handle(Execution execution, long claimServerNow, long claimedAt) {
+    private boolean handle(Execution execution) {
         StoredJob job = execution.job;
         long started = System.nanoTime();
         boolean ownsWorker = true;
         boolean ackQueued = false;
         try {
-            observer.started(queue(), Duration.ofMillis(Math.max(0, claimServerNow - job.dueAt()))
-                    .plusNanos(started - claimedAt));
+            observer.started(queue(), Duration.ofMillis(Math.max(0, execution.claimServerNow - job.dueAt()))
+                    .plusNanos(started - execution.claimedAt));
             Object payload;
             try {
                 payload = codec.read(job.payload(), endpoint.payloadType());
@@ -133,7 +188,7 @@ final class JobRunner {
                         + ": " + PayloadCodec.whyUnreadable(ex));
                 logger.error("Queue '" + queue() + "': job '" + job.id() + "' moves to the dead set: " + error);
                 observer.finished(queue(), outcomes.bury(execution, error), Duration.ofNanos(System.nanoTime() - started));
-                return;
+                return true;
             }
             Duration timeout = endpoint.settings().handlerTimeout();
             execution.handlerStarted(Thread.currentThread());
@@ -167,26 +222,25 @@ final class JobRunner {
                     logger.debug("Queue '" + queue() + "': the handler of job '" + job.id() + "' returned after its "
                             + "timeout; what it did is not recorded (the attempt already counts as failed)");
                 }
-                return;
+                return false;
             }
             if (failure != null) {
                 DelayQueueObserver.Outcome outcome = outcomes.failed(execution, failure);
                 if (outcome != null) {
                     observer.finished(queue(), outcome, Duration.ofNanos(System.nanoTime() - started));
                 }
-                return;
+                return true;
             }
             // the job stays held until the acker recorded its ack; acks of several workers share a call
             acks.add(job);
             ackQueued = true;
             observer.finished(queue(), DelayQueueObserver.Outcome.COMPLETED, Duration.ofNanos(System.nanoTime() - started));
+            return true;
         }
         finally {
-            if (ownsWorker) {
-                if (!ackQueued) {
-                    held.remove(execution);
-                }
-                freeWorkers.giveBack(1);
+            // the worker itself is freed, or goes on with the next job, in work()
+            if (ownsWorker && !ackQueued) {
+                held.remove(execution);
             }
         }
     }

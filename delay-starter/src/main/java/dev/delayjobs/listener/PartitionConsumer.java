@@ -48,7 +48,8 @@ final class PartitionConsumer {
             held.markUnknown();
         });
         OutcomeRecorder outcomes = new OutcomeRecorder(endpoint, partition.name(), store, watchdog.instanceId(), held, stopping);
-        runner = new JobRunner(endpoint, codec, tracing, observer, outcomes, acks, held, workerThreads, workers);
+        runner = new JobRunner(endpoint, codec, tracing, observer, outcomes, acks, held, workerThreads, workers,
+                new StartMarks(partition.name(), store), prefetchShare(settings.prefetchedJobs(), partition.count()));
         // what this instance id held before (a restart under a fixed delay.instance-id, or stop then
         // start) has no worker here: the claimer's first turn hands it back and claims above its fence
         held.markUnknown();
@@ -56,9 +57,15 @@ final class PartitionConsumer {
         claimer.start();
     }
 
-    /** Stops claiming; the jobs held go on running. */
+    /** This partition's share of the queue's prefetch. */
+    private static int prefetchShare(int prefetch, int partitions) {
+        return (prefetch + partitions - 1) / partitions;
+    }
+
+    /** Stops claiming and hands the prefetched jobs back at once; the jobs running go on. */
     void stopClaiming() {
         claimer.stop();
+        claimer.handBackPrefetched();
         gate.close();
     }
 

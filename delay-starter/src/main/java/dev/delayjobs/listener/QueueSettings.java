@@ -18,12 +18,19 @@ import dev.delayjobs.RateLimit;
  *        limit set at runtime replaces it); {@code null} for none
  * @param pausedOnStartup whether starting the container pauses the queue, if it was never paused nor
  *        resumed before
+ * @param prefetch jobs claimed ahead of the workers, waiting in this instance's buffer for a free
+ *        worker (PREFETCHED, no attempt counted); {@link #PREFETCH_AS_CONCURRENCY} for as many as
+ *        {@code concurrency}
  */
 public record QueueSettings(int concurrency, int maxAttempts, ExponentialBackoff backoff, boolean autoStartup,
-        Duration handlerTimeout, RateLimit rateLimit, boolean pausedOnStartup) {
+        Duration handlerTimeout, RateLimit rateLimit, boolean pausedOnStartup, int prefetch) {
 
     /** Most jobs of one queue handled at once in one instance: the largest claim tested (RedisJobStoreTest). */
     public static final int MAX_CONCURRENCY = 1000;
+    /** Most jobs of one queue prefetched in one instance: with {@link #MAX_CONCURRENCY}, the largest claim tested. */
+    public static final int MAX_PREFETCH = 1000;
+    /** The default prefetch: as many jobs as the queue's concurrency. */
+    public static final int PREFETCH_AS_CONCURRENCY = -1;
 
     public QueueSettings {
         if (concurrency < 1 || concurrency > MAX_CONCURRENCY) {
@@ -35,6 +42,15 @@ public record QueueSettings(int concurrency, int maxAttempts, ExponentialBackoff
         if (handlerTimeout != null && (handlerTimeout.isZero() || handlerTimeout.isNegative())) {
             throw new InvalidSettingException("handler-timeout", handlerTimeout, "must be positive (leave it unset for no limit)");
         }
+        if (prefetch != PREFETCH_AS_CONCURRENCY && (prefetch < 0 || prefetch > MAX_PREFETCH)) {
+            throw new InvalidSettingException("prefetch", prefetch, "must be between 0 and " + MAX_PREFETCH
+                    + " (leave it unset for as many as the concurrency)");
+        }
+    }
+
+    /** How many jobs this instance claims ahead of its workers: {@link #prefetch()}, or the concurrency by default. */
+    public int prefetchedJobs() {
+        return prefetch == PREFETCH_AS_CONCURRENCY ? Math.min(concurrency, MAX_PREFETCH) : prefetch;
     }
 
     /** A setting that cannot work, named as its property is under {@code delay.consumer}. */
@@ -66,23 +82,23 @@ public record QueueSettings(int concurrency, int maxAttempts, ExponentialBackoff
     }
 
     QueueSettings withConcurrency(int value) {
-        return new QueueSettings(value, maxAttempts, backoff, autoStartup, handlerTimeout, rateLimit, pausedOnStartup);
+        return new QueueSettings(value, maxAttempts, backoff, autoStartup, handlerTimeout, rateLimit, pausedOnStartup, prefetch);
     }
 
     QueueSettings withMaxAttempts(int value) {
-        return new QueueSettings(concurrency, value, backoff, autoStartup, handlerTimeout, rateLimit, pausedOnStartup);
+        return new QueueSettings(concurrency, value, backoff, autoStartup, handlerTimeout, rateLimit, pausedOnStartup, prefetch);
     }
 
     QueueSettings withBackoff(ExponentialBackoff value) {
-        return new QueueSettings(concurrency, maxAttempts, value, autoStartup, handlerTimeout, rateLimit, pausedOnStartup);
+        return new QueueSettings(concurrency, maxAttempts, value, autoStartup, handlerTimeout, rateLimit, pausedOnStartup, prefetch);
     }
 
     QueueSettings withAutoStartup(boolean value) {
-        return new QueueSettings(concurrency, maxAttempts, backoff, value, handlerTimeout, rateLimit, pausedOnStartup);
+        return new QueueSettings(concurrency, maxAttempts, backoff, value, handlerTimeout, rateLimit, pausedOnStartup, prefetch);
     }
 
     QueueSettings withHandlerTimeout(Duration value) {
-        return new QueueSettings(concurrency, maxAttempts, backoff, autoStartup, value, rateLimit, pausedOnStartup);
+        return new QueueSettings(concurrency, maxAttempts, backoff, autoStartup, value, rateLimit, pausedOnStartup, prefetch);
     }
 
     /** Where the configured settings of a queue come from (the {@code delay.*} properties). */

@@ -1,6 +1,7 @@
 package dev.delayjobs.redis;
 
 import java.util.List;
+import java.util.Set;
 
 /**
  * Jobs a consumer took.
@@ -10,6 +11,10 @@ import java.util.List;
  * @param paused whether the queue is paused (then no job was taken)
  * @param rateLimitedForMillis when the queue's rate limit lets no more jobs start now, the ms until
  *     it lets the next one start; 0 otherwise
+ * @param suspects the ids of the jobs taken that were in the buffer of a consumer that stopped
+ *     before their start mark reached Redis: a worker that takes one from a buffer must not run it
+ *     before its start mark is recorded ({@link RedisJobStore#markStarted})
  */
-public record Claim(long serverNow, List<StoredJob> jobs, boolean paused, long rateLimitedForMillis) {
+public record Claim(long serverNow, List<StoredJob> jobs, boolean paused, long rateLimitedForMillis,
+        Set<String> suspects) {
 }

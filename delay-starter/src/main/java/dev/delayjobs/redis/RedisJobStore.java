@@ -5,6 +5,7 @@ import static dev.delayjobs.redis.RedisCalls.asLong;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.Map;
@@ -47,6 +48,7 @@ public final class RedisJobStore {
     private static final LuaScript TRANSFER = LuaScript.load("transfer");
     private static final LuaScript CLAIM = LuaScript.load("claim");
     private static final LuaScript ACK = LuaScript.load("ack");
+    private static final LuaScript START = LuaScript.load("start");
     private static final LuaScript RETRY = LuaScript.load("retry");
     private static final LuaScript BURY = LuaScript.load("bury");
     private static final LuaScript HEARTBEAT = LuaScript.load("heartbeat");
@@ -269,6 +271,17 @@ public final class RedisJobStore {
      */
     public Claim claim(String queue, String instance, int max, Duration lease, long epoch,
             @Nullable RateLimit configuredLimit, int partition, int partitions) {
+        return claim(queue, instance, max, max, lease, epoch, configuredLimit, partition, partitions);
+    }
+
+    /**
+     * {@link #claim(String, String, int, Duration, long, RateLimit, int, int)} with prefetch: of the
+     * jobs taken, the first {@code start} become RUNNING and count an attempt, the others become
+     * PREFETCHED (no attempt) until {@link #markStartedAsync} says a worker started them. Every job
+     * is returned as it reads once started.
+     */
+    public Claim claim(String queue, String instance, int max, int start, Duration lease, long epoch,
+            @Nullable RateLimit configuredLimit, int partition, int partitions) {
         QueueKeys k = keys(queue);
         List<Object> r = RedisCalls.call("claim from", queue, () -> CLAIM.run(script, Mode.READ_WRITE, ReturnType.LIST,
                 k.of(k.ready(), k.active(instance), k.jobs(), k.delayed(), k.dead(), k.errors(), k.stats(),
@@ -277,24 +290,64 @@ public final class RedisJobStore {
                 Integer.toString(longestRecord),
                 configuredLimit == null ? "0" : Integer.toString(configuredLimit.permits()),
                 configuredLimit == null ? "0" : Long.toString(configuredLimit.window().toMillis()),
-                Integer.toString(partition), Integer.toString(partitions)));
+                Integer.toString(partition), Integer.toString(partitions), Integer.toString(start)));
         List<StoredJob> jobs = new ArrayList<>((r.size() - 2) / 2);
+        Set<String> suspects = Set.of();
         for (int i = 2; i + 1 < r.size(); i += 2) {
-            jobs.add(StoredJob.parse((String) r.get(i), (String) r.get(i + 1)));
+            String id = (String) r.get(i);
+            String record = (String) r.get(i + 1);
+            jobs.add(StoredJob.parse(id, record));
+            if (StoredJob.isSuspect(record)) {
+                suspects = suspects.isEmpty() ? new HashSet<>() : suspects;
+                suspects.add(id);
+            }
         }
         long wait = asLong(r.get(1));
-        return new Claim(asLong(r.get(0)), jobs, wait < 0, Math.max(0, wait));
+        return new Claim(asLong(r.get(0)), jobs, wait < 0, Math.max(0, wait), suspects);
     }
 
-    /** Deletes jobs whose handler succeeded. */
-    public int ack(String queue, String instance, List<StoredJob> jobs) {
+    /**
+     * Records that workers of {@code instance} started these PREFETCHED jobs, without waiting: the
+     * future completes with how many were marked (a job acked, retried or recovered meanwhile is
+     * not), or with the failure. A mark that never arrives costs nothing but precision: the outcome
+     * of the job counts the attempt anyway, and a crash hands the job back as suspect (see start.lua).
+     */
+    public CompletableFuture<Integer> markStartedAsync(String queue, List<StoredJob> jobs) {
         QueueKeys k = keys(queue);
+        CompletableFuture<Long> reply;
+        try {
+            reply = START.runAsync(script, Mode.READ_WRITE, ReturnType.LONG, k.of(k.jobs()), claimArgs(jobs));
+        }
+        catch (RuntimeException ex) {
+            reply = CompletableFuture.failedFuture(ex);
+        }
+        return reply.thenApply(Long::intValue);
+    }
+
+    /**
+     * Records that a worker of this instance starts the PREFETCHED {@code job}, and waits for it:
+     * returns false when the job is no longer PREFETCHED under this claim (recovered meanwhile,
+     * after this instance lost its lease), and then must not run.
+     */
+    public boolean markStarted(String queue, StoredJob job) {
+        return RedisCalls.await("mark a start on", queue, markStartedAsync(queue, List.of(job))) == 1;
+    }
+
+    /** id, gen, attempt of each job: the claims being finished or started. */
+    private static Object[] claimArgs(List<StoredJob> jobs) {
         Object[] args = new Object[jobs.size() * 3];
         for (int i = 0; i < jobs.size(); i++) {
             args[3 * i] = jobs.get(i).id();
             args[3 * i + 1] = jobs.get(i).gen();
             args[3 * i + 2] = Integer.toString(jobs.get(i).attempts());
         }
+        return args;
+    }
+
+    /** Deletes jobs whose handler succeeded. */
+    public int ack(String queue, String instance, List<StoredJob> jobs) {
+        QueueKeys k = keys(queue);
+        Object[] args = claimArgs(jobs);
         Long done = RedisCalls.call("ack on", queue, () -> ACK.run(script, Mode.READ_WRITE, ReturnType.LONG,
                 k.of(k.active(instance), k.jobs(), k.errors(), k.stats()), args));
         return done.intValue();

@@ -10,7 +10,7 @@ import java.util.regex.Pattern;
  * @param id the job id
  * @param gen the queue's publish sequence number of this record; acks and retries name it so that a
  *     job replaced meanwhile is left alone
- * @param attempts deliveries so far, this one included
+ * @param attempts handler runs started so far; in a claim's job, this one included
  * @param dueAt due time, epoch ms: the Redis server clock plus the delay, or the instant given to
  *     {@code publishAt} (the publisher's clock)
  * @param publishedAt publish time, epoch ms of the Redis server clock
@@ -24,6 +24,21 @@ public record StoredJob(String id, String gen, int attempts, long dueAt, long pu
     private static final Pattern COMPACT = Pattern.compile("^([0-9a-z]{1,12}),([0-9a-z]{1,12}),(-?[0-9a-z]{1,12}),(-?[0-9a-z]{1,12})\\|(.*)$",
             Pattern.DOTALL);
 
+    /** Whether the record's job is suspect (see {@code ar} in _record.lua); false if not in the job format. */
+    static boolean isSuspect(String record) {
+        int first = record.indexOf(',');
+        int second = first < 0 ? -1 : record.indexOf(',', first + 1);
+        if (second < 0) {
+            return false;
+        }
+        try {
+            return (Long.parseLong(record, first + 1, second, 36) & 4) != 0;
+        }
+        catch (NumberFormatException ex) {
+            return false;
+        }
+    }
+
     /** Reads a record, or returns {@code null} when it is not in the job format. */
     static StoredJob parse(String id, String record) {
         Matcher m = COMPACT.matcher(record);
@@ -31,7 +46,8 @@ public record StoredJob(String id, String gen, int attempts, long dueAt, long pu
             try {
                 long flags = Long.parseLong(m.group(2), 36);
                 long due = Long.parseLong(m.group(3), 36);
-                return new StoredJob(id, m.group(1), (int) (flags / 2), due, due - Long.parseLong(m.group(4), 36),
+                // flags: attempts * 8 + suspect * 4 + hold, as in _record.lua
+                return new StoredJob(id, m.group(1), (int) (flags / 8), due, due - Long.parseLong(m.group(4), 36),
                         JobEnvelope.payload(m.group(5)), JobEnvelope.headers(m.group(5)));
             }
             catch (NumberFormatException ex) {
@@ -39,10 +55,5 @@ public record StoredJob(String id, String gen, int attempts, long dueAt, long pu
             }
         }
         return null;
-    }
-
-    static boolean isRunning(String record) {
-        Matcher m = COMPACT.matcher(record);
-        return m.matches() && Long.parseLong(m.group(2), 36) % 2 == 1;
     }
 }

@@ -2,8 +2,15 @@
 -- A record is one string: gen,ar,due,age|payload   (all numbers in base 36, lower case)
 --   gen        publish sequence number of the queue: tells a replacement from the job a consumer claimed
 --              (an opaque token: only compared for equality)
---   ar         attempts * 2 + running; attempts = deliveries so far (counted when a consumer claims the
---              job), running = 1 while a consumer holds the job, else 0
+--   ar         attempts * 8 + suspect * 4 + hold
+--              attempts = handler runs started so far (counted when a consumer starts the job: at its
+--              claim, or by its start mark when it waited in the consumer's prefetch buffer)
+--              hold = 0 no consumer holds the job, 1 RUNNING, 2 PREFETCHED (taken into a consumer's
+--              buffer, not started: no attempt counted)
+--              suspect = 1 once the job was in the buffer of a consumer that crashed without its start
+--              mark reaching Redis: the crash may have been its handler's, so from then on a worker
+--              that takes it from a buffer waits for its start mark, and that crash counts toward
+--              max-attempts (recover.lua)
 --   due        due time, epoch ms: the Redis server's clock plus the delay, or the instant given to
 --              publishAt (read with the publisher's clock)
 --   age        due - publishedAt in milliseconds (may be negative); publishedAt is on the Redis clock
@@ -73,12 +80,18 @@ local function fits(gen, ar, due, age)
   return fits_one(gen) and fits_one(ar) and fits_one(due) and fits_one(age)
 end
 
--- The claim fields of a record (gen, and attempts and running from ar), as a table the decoders fill further.
+-- hold values (see ar above)
+local FREE, RUNNING, PREFETCHED = 0, 1, 2
+
+-- The claim fields of a record (gen, and attempts, suspect and hold from ar), as a table the decoders fill further.
 local function claim_fields(gen, ar)
   local flags = from36(ar)
-  local running = '0'
-  if flags % 2 == 1 then running = '1' end
-  return { gen = gen, attempts = (flags - flags % 2) / 2, running = running }
+  local low = flags % 8
+  return { gen = gen, attempts = (flags - low) / 8, suspect = (low - low % 4) / 4, hold = low % 4 }
+end
+
+local function flags_of(r)
+  return r.attempts * 8 + r.suspect * 4 + r.hold
 end
 
 local function decode(rec)
@@ -97,10 +110,8 @@ end
 local function encode(r)
   local gen = r.gen
   if type(gen) == 'number' then gen = to36(gen) end
-  local flags = r.attempts * 2
-  if r.running == '1' then flags = flags + 1 end
   local due = tonumber(r.due)
-  return gen .. ',' .. to36(flags) .. ',' .. to36(due) .. ',' .. to36(due - tonumber(r.published)) .. '|' .. r.payload
+  return gen .. ',' .. to36(flags_of(r)) .. ',' .. to36(due) .. ',' .. to36(due - tonumber(r.published)) .. '|' .. r.payload
 end
 
 -- The record of a new job (gen from HINCRBY, no attempt, not running), written straight: publish's
@@ -109,21 +120,24 @@ local function new_record(gen, due, published, payload)
   return to36(gen) .. ',0,' .. to36(due) .. ',' .. to36(due - published) .. '|' .. payload
 end
 
--- The record a claim writes: attempts + 1 and running = 1, the rest copied as it is (the hot path
--- of a consumer, so no full decode). Returns false when the job is running already, nil when rec is
--- not in the job format.
-local function claimed_record(rec)
+-- What a claim writes for a job, the rest of the record copied as it is (the hot path of a
+-- consumer, so no full decode): the started record (attempts + 1, RUNNING), and the record to store,
+-- which is the started one, or with prefetch the job PREFETCHED (no attempt counted). Returns false
+-- when a consumer holds the job already, nil when rec is not in the job format.
+local function claimed_record(rec, prefetch)
   local gen, ar, due, age = string.match(rec, '^([%d%l]+),([%d%l]+),(%-?[%d%l]+),(%-?[%d%l]+)|')
   if gen and fits(gen, ar, due, age) then
-    local rest = string.sub(rec, #gen + #ar + 3)
     local flags = tonumber(ar, 36)
-    if flags % 2 == 1 then return false end
-    return gen .. ',' .. to36(flags + 3) .. ',' .. rest
+    if flags % 4 ~= FREE then return false end
+    local rest = string.sub(rec, #gen + #ar + 3)
+    local started = gen .. ',' .. to36(flags + 8 + RUNNING) .. ',' .. rest
+    if not prefetch then return started, started end
+    return started, gen .. ',' .. to36(flags + PREFETCHED) .. ',' .. rest
   end
   return nil
 end
 
--- The header of a record (gen, attempts, running) without copying its payload: all an ack needs
+-- The header of a record (gen, attempts, suspect, hold) without copying its payload: all an ack needs
 -- to decide on a claim, where decode() would copy every payload once more.
 local function decode_header(rec)
   local gen, ar = string.match(rec, '^([%d%l]+),([%d%l]+),')
@@ -136,10 +150,15 @@ end
 -- The rule for finishing a claim (ack, retry, bury): only the caller that still holds this claim
 -- may. The claim (gen and attempt) is compared before the active list is touched, so an outcome
 -- of an old claim never removes a newer claim's entry; then the id must leave the caller's active
--- list. Returns whether the caller held the claim, and the record as read by read (decode when
--- not given; nil if not readable).
+-- list. A PREFETCHED job whose start mark has not arrived yet (it travels on another connection)
+-- is read as started: attempts + 1, RUNNING. Returns whether the caller held the claim, and the
+-- record as read by read (decode when not given; nil if not readable).
 local function let_go_of_claim(active_key, id, rec, gen, attempt, read)
   local r = rec and (read or decode)(rec)
+  if r and r.hold == PREFETCHED then
+    r.attempts = r.attempts + 1
+    r.hold = RUNNING
+  end
   if r and (r.gen ~= gen or r.attempts ~= tonumber(attempt)) then return false, r end
   return redis.call('LREM', active_key, 1, id) == 1, r
 end

@@ -18,7 +18,7 @@ for k, id in ipairs(ids) do
   if not seen[claim] then
     seen[claim] = true
     local held, r = let_go_of_claim(KEYS[1], id, recs[k], ARGV[3 * k - 1], ARGV[3 * k], decode_header)
-    if held and r and r.running == '1' then
+    if held and r and r.hold == RUNNING then
       done[#done + 1] = id
     end
   end

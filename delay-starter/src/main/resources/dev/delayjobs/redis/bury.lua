@@ -8,8 +8,8 @@ local rec = redis.call('HGET', KEYS[2], ARGV[1])
 local held, r = let_go_of_claim(KEYS[1], ARGV[1], rec, ARGV[2], ARGV[4])
 if not held or not rec then return 0 end
 if r then
-  if r.running ~= '1' then return 0 end
-  r.running = '0'
+  if r.hold ~= RUNNING then return 0 end
+  r.hold = FREE
   redis.call('HSET', KEYS[2], ARGV[1], encode(r))
 end
 redis.call('ZADD', KEYS[3], now_ms(), ARGV[1])

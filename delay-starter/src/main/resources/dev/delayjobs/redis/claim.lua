@@ -1,5 +1,7 @@
--- claim: a consumer takes up to n ready jobs; each becomes RUNNING, counts an attempt and is
--- remembered in the consumer instance's active list until acked, retried or recovered.
+-- claim: a consumer takes up to n ready jobs; the first `start` of them become RUNNING and count an
+-- attempt (workers wait for them), the others become PREFETCHED: they wait in the consumer's buffer
+-- and count no attempt until their start mark (start.lua). All are remembered in the consumer
+-- instance's active list until acked, retried or recovered.
 -- KEYS[1] ready (list)   KEYS[2] active:<instance> (list)   KEYS[3] jobs (hash)
 -- KEYS[4] delayed (zset) KEYS[5] dead (zset)      KEYS[6] errors (hash)   KEYS[7] stats (hash)
 -- KEYS[8] instances (zset)   KEYS[9] fences (hash: instance -> oldest claim epoch accepted)
@@ -12,6 +14,7 @@
 -- ARGV[6] configured rate limit: permits per window ('0': none)   ARGV[7] its window ms
 -- ARGV[8] index of this partition   ARGV[9] partition count of the queue: each partition lets its share
 -- of the queue's permits start (permits / count, the first permits % count partitions one more)
+-- ARGV[10] start: how many of the jobs taken start now (all n when absent)
 -- A paused queue (control has 'paused') gives nothing. A rate limit (the runtime one in control, else the
 -- configured one) lets at most `permits` jobs start in any window, all instances together: the rate log
 -- keeps when each of the last window's jobs was claimed.
@@ -26,10 +29,12 @@
 -- The ready ids are popped, read and checked a batch at a time (LPOP count, HMGET, ZMSCORE: Redis
 -- 6.2+), and the claimed ones are written with one HSET and one RPUSH: a few commands per call
 -- instead of six per job. An id popped twice in one call is taken once.
--- Returns {server now, wait, id1, record1, id2, record2, ...}; wait is 0, -1 when the queue is paused, or
+-- Returns {server now, wait, id1, record1, id2, record2, ...}, each record as it reads once the job
+-- started (attempts + 1, RUNNING), the started jobs first; wait is 0, -1 when the queue is paused, or
 -- the ms until the rate limit lets the next job start when it let no more start now.
 -- Cost: O(n + stale + expired rate log entries), independent of the backlog.
 local wanted = tonumber(ARGV[1])
+local start_now = tonumber(ARGV[10] or ARGV[1])
 local longest = tonumber(ARGV[5])
 local out = { now_ms(), 0 }
 local fence = redis.call('HGET', KEYS[9], ARGV[2])
@@ -46,7 +51,14 @@ if prior then
       local recs = redis.call('HMGET', KEYS[3], unpack(ids, from, to))
       for i = from, to do
         local rec = recs[i - from + 1]
-        if rec then
+        local r = rec and decode(rec)
+        if r then
+          -- a PREFETCHED job is shown as it reads once started, as in the first reply
+          if r.hold == PREFETCHED then
+            r.attempts = r.attempts + 1
+            r.hold = RUNNING
+            rec = encode(r)
+          end
           out[#out + 1] = ids[i]
           out[#out + 1] = rec
         end
@@ -107,24 +119,25 @@ while taken < wanted and popped < wanted + 1000 do
   local dead = redis.call('ZMSCORE', KEYS[5], unpack(batch))
   for i, id in ipairs(batch) do
     local rec = recs[i]
-    local claimed = rec and claimed_record(rec)
+    local started, stored
+    if rec then started, stored = claimed_record(rec, taken >= start_now) end
     if seen[id] then
       -- taken (or buried) a moment ago in this call: a stale duplicate
-    elseif rec and #rec > longest and not delayed[i] and not dead[i] and claimed ~= false then
+    elseif rec and #rec > longest and not delayed[i] and not dead[i] and started ~= false then
       seen[id] = true
       redis.call('ZADD', KEYS[5], out[1], id)
       redis.call('HSET', KEYS[6], id, 'record is ' .. #rec .. ' bytes, more than this consumer accepts (' .. longest
         .. '; delay.max-payload-size)')
       redis.call('HINCRBY', KEYS[7], 'dead', 1)
-    elseif claimed and not delayed[i] and not dead[i] then
+    elseif started and not delayed[i] and not dead[i] then
       seen[id] = true
       fields[#fields + 1] = id
-      fields[#fields + 1] = claimed
+      fields[#fields + 1] = stored
       ids[#ids + 1] = id
       out[#out + 1] = id
-      out[#out + 1] = claimed
+      out[#out + 1] = started
       taken = taken + 1
-    elseif rec and claimed == nil and not dead[i] then
+    elseif rec and started == nil and not dead[i] then
       seen[id] = true
       redis.call('ZADD', KEYS[5], out[1], id)
       redis.call('HSET', KEYS[6], id, 'record is not in the job format')

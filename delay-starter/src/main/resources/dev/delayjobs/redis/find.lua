@@ -1,12 +1,13 @@
 -- find: reads one job and where it is (read-only).
 -- KEYS[1] jobs (hash)   KEYS[2] delayed (zset)   KEYS[3] dead (zset)   KEYS[4] errors (hash)
 -- ARGV[1] id
--- Returns {} if absent, else {record, 'DELAYED'|'READY'|'RUNNING'|'DEAD', last error or ''}.
+-- Returns {} if absent, else {record, 'DELAYED'|'READY'|'PREFETCHED'|'RUNNING'|'DEAD', last error or ''}.
 local rec = redis.call('HGET', KEYS[1], ARGV[1])
 if not rec then return {} end
 local state = 'READY'
 local r = decode(rec)
 if redis.call('ZSCORE', KEYS[3], ARGV[1]) then state = 'DEAD'
 elseif redis.call('ZSCORE', KEYS[2], ARGV[1]) then state = 'DELAYED'
-elseif r and r.running == '1' then state = 'RUNNING' end
+elseif r and r.hold == RUNNING then state = 'RUNNING'
+elseif r and r.hold == PREFETCHED then state = 'PREFETCHED' end
 return { rec, state, redis.call('HGET', KEYS[4], ARGV[1]) or '' }

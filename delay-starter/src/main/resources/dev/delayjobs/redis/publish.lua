@@ -37,7 +37,7 @@ for i = 0, n - 1 do
   local status = 1
   if redis.call('HSETNX', KEYS[1], id, record) == 0 then
     local old = replace == '1' and decode(redis.call('HGET', KEYS[1], id))
-    if replace ~= '1' or (old and old.running == '1') then
+    if replace ~= '1' or (old and old.hold ~= FREE) then
       status = 0
     else
       status = 2

@@ -1,8 +1,11 @@
 -- recover: jobs held by consumer instances whose lease ran out (crashed, partitioned, frozen) go
--- back to the front of ready; a job already delivered max-attempts times goes dead instead, so a
--- job that kills its consumer cannot loop forever.
+-- back to the front of ready; a RUNNING job already started max-attempts times goes dead instead,
+-- so a job that kills its consumer cannot loop forever. A PREFETCHED job goes back with no attempt
+-- spent, marked suspect (see _record.lua): its handler may have started with the start mark lost in
+-- the crash, so that crash counts toward max-attempts (attempts + suspect) if consumers keep
+-- stopping while it runs.
 -- With ARGV[3] set, releases that one instance's jobs at once, whatever its lease, and buries
--- none: at graceful shutdown (ARGV[4] = 1, the instance is forgotten too), or to hand back jobs a
+-- none and marks none suspect: at graceful shutdown (ARGV[4] = 1, the instance is forgotten too), or to hand back jobs a
 -- live instance holds but no longer handles, after a claim whose reply was lost (ARGV[4] = 0,
 -- the ids in ARGV[5..] are still being handled and stay).
 -- KEYS[1] instances (zset)   KEYS[2] workers (hash)   KEYS[3] ready (list)   KEYS[4] jobs (hash)
@@ -45,12 +48,19 @@ for _, instance in ipairs(instances) do
         redis.call('LREM', active, 1, id)
         local rec = redis.call('HGET', KEYS[4], id)
         local r = rec and decode(rec)
-        if r and r.running == '1' then
-          r.running = '0'
+        if r and r.hold ~= FREE then
+          local started = r.hold == RUNNING
+          r.hold = FREE
+          -- not started as far as Redis knows: its start mark may have been lost in the crash
+          if not started and not releasing then r.suspect = 1 end
           redis.call('HSET', KEYS[4], id, encode(r))
-          if not releasing and r.attempts >= max_attempts then
+          if started and not releasing and r.attempts + r.suspect >= max_attempts then
+            local why = 'consumer ' .. instance .. ' stopped during attempt ' .. r.attempts
+            if r.suspect == 1 then
+              why = why .. ', after an earlier consumer stopped while holding it with no start mark recorded'
+            end
             redis.call('ZADD', KEYS[5], now, id)
-            redis.call('HSET', KEYS[6], id, 'consumer ' .. instance .. ' stopped during attempt ' .. r.attempts)
+            redis.call('HSET', KEYS[6], id, why)
             redis.call('HINCRBY', KEYS[7], 'dead', 1)
             buried = buried + 1
           else

@@ -17,7 +17,8 @@ for _, id in ipairs(ids) do
     if r then
       r.gen = 3656158440062976 + redis.call('HINCRBY', KEYS[5], 'requeued', 1)
       r.attempts = 0
-      r.running = '0'
+      r.hold = FREE
+      r.suspect = 0
       r.due = now
       redis.call('HSET', KEYS[2], id, encode(r))
       redis.call('HDEL', KEYS[3], id)

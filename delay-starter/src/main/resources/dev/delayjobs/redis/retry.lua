@@ -6,9 +6,9 @@
 -- Returns 1 if scheduled again, 0 if the caller no longer held the job, or it was gone or replaced. Cost: O(log N).
 -- only the caller that still holds this claim may move the job (let_go_of_claim in _record.lua)
 local held, r = let_go_of_claim(KEYS[1], ARGV[1], redis.call('HGET', KEYS[2], ARGV[1]), ARGV[2], ARGV[6])
-if not held or not r or r.running ~= '1' then return 0 end
+if not held or not r or r.hold ~= RUNNING then return 0 end
 local old_head = head_score(KEYS[3])
-r.running = '0'
+r.hold = FREE
 r.due = now_ms() + tonumber(ARGV[4])
 redis.call('HSET', KEYS[2], ARGV[1], encode(r))
 redis.call('ZADD', KEYS[3], r.due, ARGV[1])

@@ -1,0 +1,95 @@
+package dev.delayjobs.listener;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Semaphore;
+import java.util.function.Consumer;
+
+/**
+ * The jobs one claimer took ahead of its workers ({@code prefetch}), PREFETCHED in Redis: they wait
+ * here, oldest first, for a free worker, which starts them without a round trip to Redis. The
+ * claimer asks for as many jobs as there is room; a worker that finishes takes the next waiting job
+ * before it frees itself, and a freed worker goes to a waiting job ({@link WorkerPermits#giveBack}).
+ */
+final class PrefetchBuffer {
+
+    private final int capacity;
+    private final WorkerPermits workers;
+    /** Starts a job on a worker taken for it. */
+    private final Consumer<Execution> start;
+    private final ConcurrentLinkedQueue<Execution> waiting = new ConcurrentLinkedQueue<>();
+    /** Room left: capacity minus the jobs waiting and those a claim in flight may bring. */
+    private final Semaphore room;
+
+    PrefetchBuffer(int capacity, WorkerPermits workers, Consumer<Execution> start) {
+        this.capacity = capacity;
+        this.workers = workers;
+        this.start = start;
+        this.room = new Semaphore(capacity);
+    }
+
+    int capacity() {
+        return capacity;
+    }
+
+    /** Waits until there is room for a job, then takes all the room there is; returns how much. */
+    int awaitRoom() throws InterruptedException {
+        room.acquire();
+        return 1 + room.drainPermits();
+    }
+
+    /** Gives back room that {@link #awaitRoom} took and a claim did not fill. */
+    void giveBackRoom(int count) {
+        room.release(count);
+    }
+
+    /** Adds jobs a claim prefetched (in the room taken for them); those that find a free worker start now. */
+    void add(List<Execution> jobs) {
+        waiting.addAll(jobs);
+        dispatch();
+    }
+
+    /** Starts waiting jobs while free workers are left. */
+    void dispatch() {
+        while (!waiting.isEmpty() && workers.takeFree(1) == 1) {
+            Execution next = waiting.poll();
+            if (next == null) {
+                // taken by a worker meanwhile: this one is free again, maybe for another buffer's job
+                workers.giveBack(1);
+                return;
+            }
+            room.release();
+            start.accept(next);
+        }
+    }
+
+    /**
+     * The next waiting job for a worker that finished one, which then keeps its worker for it; null
+     * when none waits, and the worker is freed.
+     */
+    Execution nextOrFree() {
+        Execution next = waiting.poll();
+        if (next == null) {
+            workers.giveBack(1);
+            return null;
+        }
+        room.release();
+        return next;
+    }
+
+    /** Takes every waiting job out (to hand them back to Redis); the room they used is freed. */
+    List<Execution> drain() {
+        List<Execution> drained = new ArrayList<>();
+        Execution next;
+        while ((next = waiting.poll()) != null) {
+            drained.add(next);
+        }
+        room.release(drained.size());
+        return drained;
+    }
+
+    int waiting() {
+        return waiting.size();
+    }
+}

@@ -1,0 +1,89 @@
+package dev.delayjobs.listener;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import dev.delayjobs.redis.RedisJobStore;
+import dev.delayjobs.redis.StoredJob;
+
+/**
+ * Sends the start marks of one partition's prefetched jobs (start.lua) without holding up their
+ * handlers: a mark that finds no call in flight leaves at once, and the marks that arrive while one
+ * is in flight go together in the next, sent when its reply arrives. A mark is not retried: one that
+ * is lost only makes Redis see the job as not started until its outcome, and a crash meanwhile hands
+ * it back as suspect (see recover.lua).
+ */
+final class StartMarks {
+
+    private static final Log logger = LogFactory.getLog(StartMarks.class);
+    /** Marks per call: bounds how long one call holds Redis. */
+    private static final int MAX_BATCH = AckBatcher.MAX_BATCH;
+
+    private final String queue;
+    private final RedisJobStore store;
+    private final List<StoredJob> pending = new ArrayList<>();
+    private boolean inFlight;
+
+    StartMarks(String queue, RedisJobStore store) {
+        this.queue = queue;
+        this.store = store;
+    }
+
+    /** Marks {@code job} started, now or with the next call. */
+    void started(StoredJob job) {
+        List<StoredJob> call;
+        synchronized (this) {
+            pending.add(job);
+            if (inFlight) {
+                return;
+            }
+            call = nextCall();
+        }
+        send(call);
+    }
+
+    /**
+     * Marks a suspect {@code job} started and waits for Redis to record it: returns false when it
+     * must not run (no longer held by this instance as PREFETCHED, or the mark failed).
+     */
+    boolean startedNow(StoredJob job) {
+        try {
+            return store.markStarted(queue, job);
+        }
+        catch (RuntimeException ex) {
+            logger.warn("Queue '" + queue + "': could not record the start of job '" + job.id() + "', which was held "
+                    + "by a consumer that stopped; handing it back instead of running it: " + ex.getMessage());
+            return false;
+        }
+    }
+
+    /** Takes the next call's marks; under this object's lock. */
+    private List<StoredJob> nextCall() {
+        int size = Math.min(pending.size(), MAX_BATCH);
+        List<StoredJob> call = new ArrayList<>(pending.subList(0, size));
+        pending.subList(0, size).clear();
+        inFlight = true;
+        return call;
+    }
+
+    private void send(List<StoredJob> call) {
+        store.markStartedAsync(queue, call).whenComplete((marked, failure) -> {
+            if (failure != null && logger.isDebugEnabled()) {
+                logger.debug("Queue '" + queue + "': " + call.size() + " start mark(s) not recorded (the jobs' outcomes "
+                        + "count their attempts anyway): " + failure.getMessage());
+            }
+            List<StoredJob> next;
+            synchronized (this) {
+                inFlight = false;
+                if (pending.isEmpty()) {
+                    return;
+                }
+                next = nextCall();
+            }
+            send(next);
+        });
+    }
+}

@@ -1,0 +1,27 @@
+-- start: the start marks of PREFETCHED jobs a worker of the consumer took from its buffer: each
+-- becomes RUNNING and counts its attempt. Sent without waiting for the reply (the handler is already
+-- running), so a mark may arrive after the job's outcome, or not at all: a mark that finds the job
+-- no longer PREFETCHED under this claim (acked, retried, buried, recovered, replaced) does nothing,
+-- and the outcome scripts read a PREFETCHED job as started (let_go_of_claim in _record.lua).
+-- KEYS[1] jobs (hash)
+-- ARGV triplets: id, gen, attempt: the claim the worker started (attempt = the attempts stored + 1)
+-- Returns how many jobs were marked. Cost: O(1) per job.
+local ids = {}
+for i = 1, #ARGV, 3 do ids[#ids + 1] = ARGV[i] end
+if #ids == 0 then return 0 end
+local recs = redis.call('HMGET', KEYS[1], unpack(ids))
+local fields = {}
+for k, id in ipairs(ids) do
+  local rec = recs[k]
+  local r = rec and decode_header(rec)
+  if r and r.gen == ARGV[3 * k - 1] and r.hold == PREFETCHED and r.attempts + 1 == tonumber(ARGV[3 * k]) then
+    r.attempts = r.attempts + 1
+    r.hold = RUNNING
+    -- the header rewritten, the rest (due, age, payload) copied as it is
+    local ar_end = string.find(rec, ',', #r.gen + 2, true)
+    fields[#fields + 1] = id
+    fields[#fields + 1] = r.gen .. ',' .. to36(flags_of(r)) .. string.sub(rec, ar_end)
+  end
+end
+if #fields > 0 then call_in_chunks('HSET', KEYS[1], fields) end
+return #fields / 2
