@@ -80,6 +80,13 @@ final class ClaimGate implements AutoCloseable {
         }
     }
 
+    /** How many control changes were heard so far: a claimer that sees it grow asks Redis for the new state. */
+    long changes() {
+        synchronized (changed) {
+            return changes;
+        }
+    }
+
     private void signal() {
         synchronized (changed) {
             changes++;

@@ -46,6 +46,8 @@ final class Claimer {
     private volatile boolean running = true;
     /** Epoch of this claimer's claims, raised with each hand-back (see the class comment). */
     private long claimEpoch = 1;
+    /** The queue's control changes heard before the last claim, which read the state they made. */
+    private long controlChangesSeen;
 
     Claimer(HandlerEndpoint endpoint, ConsumedPartition partition, RedisJobStore store, QueueWatchdog watchdog, ClaimGate gate,
             JobRunner runner, HeldJobs held) {
@@ -117,8 +119,14 @@ final class Claimer {
                     room = 0;
                 }
                 else {
-                    room = buffer.awaitRoom();
-                    start = runner.takeFreeWorkers();
+                    room = buffer.awaitRoom(AWAIT_READY);
+                    // a full buffer while the queue's control changed since the last claim: a claim of
+                    // nothing reads the new state, so that a pause hands the prefetched jobs back
+                    // without waiting for room
+                    if (room == 0 && gate.changes() == controlChangesSeen) {
+                        continue;
+                    }
+                    start = room == 0 ? 0 : runner.takeFreeWorkers();
                 }
             }
             catch (InterruptedException ex) {
@@ -126,6 +134,7 @@ final class Claimer {
             }
             int wanted = start + room;
             Claim claim;
+            controlChangesSeen = gate.changes();
             try {
                 if (held.takeUnknown()) {
                     claimEpoch = store.releaseAllBut(queue(), watchdog.instanceId(), held.ids()).fence();

@@ -1,9 +1,11 @@
 package dev.delayjobs.listener;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
@@ -33,9 +35,14 @@ final class PrefetchBuffer {
         return capacity;
     }
 
-    /** Waits until there is room for a job, then takes all the room there is; returns how much. */
-    int awaitRoom() throws InterruptedException {
-        room.acquire();
+    /**
+     * Waits up to {@code timeout} until there is room for a job, then takes all the room there is;
+     * returns how much (0 when none was made in time).
+     */
+    int awaitRoom(Duration timeout) throws InterruptedException {
+        if (!room.tryAcquire(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
+            return 0;
+        }
         return 1 + room.drainPermits();
     }
 
