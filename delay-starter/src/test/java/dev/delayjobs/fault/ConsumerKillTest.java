@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.Timeout;
 import org.springframework.context.ConfigurableApplicationContext;
 
 import dev.delayjobs.DelayPublisher;
+import dev.delayjobs.JobState;
 import dev.delayjobs.PublishRequest;
 import dev.delayjobs.fault.ConsumerMain.Work;
 import dev.delayjobs.fault.HandledLog.Handled;
@@ -30,8 +32,9 @@ import dev.delayjobs.test.TestRedis;
 
 /**
  * Scenario 1: two consumer JVMs share a queue, and one is killed with {@code kill -9} while its
- * handlers are in the middle of jobs. Every job is handled at least once, only jobs in flight at
- * the kill are handled twice, and no job is handed out before its due time.
+ * handlers are in the middle of jobs and its prefetch buffer is full. Every job is handled at least
+ * once, only jobs the victim held at the kill are handled twice, the jobs that only waited in its
+ * buffer come back with no attempt spent, and no job is handed out before its due time.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class ConsumerKillTest {
@@ -52,13 +55,14 @@ class ConsumerKillTest {
             survivor.awaitReady(Duration.ofSeconds(90));
             DelayPublisher publisher = app.getBean(DelayPublisher.class);
 
-            // 5,000 jobs due over 4 s, 10 ms of work each: both consumers stay busy the whole time
+            // 5,000 jobs due over 2.5 s, 10 ms of work each: more than the 1,600/s both consumers'
+            // workers handle, so they stay busy the whole time and their buffers stay full
             Random random = new Random(42);
             Set<String> published = new HashSet<>();
             for (int from = 0; from < JOBS; from += 500) {
                 List<PublishRequest> batch = new ArrayList<>();
                 for (int i = from; i < from + 500; i++) {
-                    batch.add(PublishRequest.of(Work.of(i, 10)).delay(Duration.ofMillis(random.nextInt(4000))).key("job-" + i));
+                    batch.add(PublishRequest.of(Work.of(i, 10)).delay(Duration.ofMillis(random.nextInt(2500))).key("job-" + i));
                 }
                 published.addAll(publisher.publishAll(QUEUE, batch));
             }
@@ -70,6 +74,10 @@ class ConsumerKillTest {
             victim.kill();
             long killedAt = System.currentTimeMillis(); // the victim is dead: none of its lines is later
             int handledByVictim = HandledLog.read(List.of(victim.log())).size();
+            // what the victim held at the kill, read before its lease (2 s) runs out
+            Map<String, JobState> heldAtKill = heldBy(redis, prefix, "victim", publisher);
+            Set<String> prefetchedAtKill = idsIn(heldAtKill, JobState.PREFETCHED);
+            Set<String> runningAtKill = idsIn(heldAtKill, JobState.RUNNING);
 
             List<Path> logs = List.of(victim.log(), survivor.log());
             await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
@@ -86,13 +94,17 @@ class ConsumerKillTest {
                 assertThat(runs).extracting(Handled::pid).as(id).contains(victim.pid(), survivor.pid());
                 assertThat(runs.stream().filter(h -> h.pid() == victim.pid()).allMatch(h -> h.endedAt() <= killedAt)).isTrue();
             }
-            // the jobs the victim held come back after its lease, with their attempt counted: the ones
-            // its workers were running (at most CONCURRENCY) and the ones whose handler had returned
-            // but whose ack had not been recorded yet (those, and only those, run twice)
+            // the jobs the victim held come back after its lease: the ones its workers had started
+            // (running, or done and awaiting their ack: those, and only those, run twice) with their
+            // attempt counted, the ones that only waited in its buffer with none spent
+            assertThat(heldAtKill.keySet()).as("jobs handled twice were held by the victim at the kill").containsAll(duplicated);
+            assertThat(prefetchedAtKill).as("the victim's buffer at the kill").isNotEmpty().hasSizeLessThanOrEqualTo(CONCURRENCY);
+            assertThat(handled.stream().filter(h -> h.pid() == survivor.pid() && prefetchedAtKill.contains(h.id())))
+                    .as("prefetched jobs handed back with no attempt spent").isNotEmpty().allMatch(h -> h.attempt() == 1);
             List<Handled> recovered = handled.stream().filter(h -> h.pid() == survivor.pid() && h.attempt() > 1).toList();
-            Set<String> recoveredIds = recovered.stream().map(Handled::id).collect(Collectors.toSet());
-            assertThat(recoveredIds).as("jobs handled twice were held by the victim at the kill").containsAll(duplicated);
-            assertThat(recovered.size()).as("jobs held at the kill: running, or done and awaiting their ack")
+            assertThat(recovered).extracting(Handled::id).as("attempts counted only for jobs started by the victim")
+                    .allMatch(runningAtKill::contains);
+            assertThat(recovered.size()).as("jobs started at the kill: running, or done and awaiting their ack")
                     .isBetween(1, CONCURRENCY + duplicated.size());
             long recoveredWithin = recovered.stream().mapToLong(Handled::startedAt).max().orElseThrow() - killedAt;
 
@@ -107,11 +119,30 @@ class ConsumerKillTest {
                     "published=" + JOBS + " handled=" + counts.size() + " handlerRuns=" + handled.size()
                             + " duplicated=" + duplicated.size() + " lost=" + (JOBS - counts.size())
                             + " early=0 handledByVictimBeforeKill=" + handledByVictim
-                            + " heldByVictimAtKill=" + recovered.size()
+                            + " heldByVictimAtKill=" + heldAtKill.size() + " (running " + runningAtKill.size()
+                            + ", prefetched " + prefetchedAtKill.size() + ")"
                             + " recoveredJobsRestartedWithinMsOfKill=" + recoveredWithin
                             + " (lease 2s, sweep 250ms) allHandledMsAfterKill=" + (allHandledAt - killedAt)
                             + " maxLatenessMs=" + maxLateness
                             + " duplicatedIds=" + duplicated.stream().collect(Collectors.joining(",")));
         }
+    }
+
+    /** The jobs {@code instance} holds (its active list, read as an operator would) and their states. */
+    private static Map<String, JobState> heldBy(RedisServerProcess redis, String prefix, String instance,
+            DelayPublisher publisher) {
+        @SuppressWarnings("unchecked")
+        List<String> ids = (List<String>) RedisCli.call(redis.port(), "LRANGE", prefix + ":{" + QUEUE + "}:active:" + instance,
+                "0", "-1");
+        Map<String, JobState> states = new LinkedHashMap<>();
+        for (String id : ids) {
+            publisher.find(QUEUE, id).ifPresent(job -> states.put(id, job.state()));
+        }
+        return states;
+    }
+
+    private static Set<String> idsIn(Map<String, JobState> states, JobState state) {
+        return states.entrySet().stream().filter(e -> e.getValue() == state).map(Map.Entry::getKey)
+                .collect(Collectors.toSet());
     }
 }
