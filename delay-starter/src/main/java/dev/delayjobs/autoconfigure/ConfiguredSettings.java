@@ -33,7 +33,8 @@ final class ConfiguredSettings implements QueueSettings.Source {
         DelayProperties.Backoff backoff = consumer.getBackoff();
         this.defaults = build("delay.consumer", consumer.getConcurrency(), consumer.getMaxAttempts(), backoff.getInitial(),
                 backoff.getMultiplier(), backoff.getMax(), backoff.getJitter(), consumer.isAutoStartup(),
-                consumer.getHandlerTimeout(), null, false, prefetch(consumer.getPrefetch()));
+                consumer.getHandlerTimeout(), null, false,
+                prefetch("delay.consumer", consumer.getPrefetch(), QueueSettings.PREFETCH_AS_CONCURRENCY));
         properties.getQueues().keySet().forEach(this::forQueue);
         checkConfirmations();
         bridgedLists();
@@ -92,7 +93,7 @@ final class ConfiguredSettings implements QueueSettings.Source {
                 or(b.getInitial(), d.initial()), or(b.getMultiplier(), d.multiplier()), or(b.getMax(), d.max()),
                 or(b.getJitter(), d.jitter()), or(o.getAutoStartup(), defaults.autoStartup()),
                 or(o.getHandlerTimeout(), defaults.handlerTimeout()), rateLimit(name, o.getRateLimit()),
-                o.isPausedOnStartup(), o.getPrefetch() != null ? o.getPrefetch() : defaults.prefetch());
+                o.isPausedOnStartup(), prefetch(name, o.getPrefetch(), defaults.prefetch()));
     }
 
     /** How many replicas must confirm a publish to {@code queue}, and for how long to wait. */
@@ -258,9 +259,16 @@ final class ConfiguredSettings implements QueueSettings.Source {
         }
     }
 
-    /** The configured prefetch, or as many as the concurrency when unset. */
-    private static int prefetch(Integer configured) {
-        return configured != null ? configured : QueueSettings.PREFETCH_AS_CONCURRENCY;
+    /** The prefetch configured under {@code name}, or {@code fallback} when unset. */
+    private static int prefetch(String name, Integer configured, int fallback) {
+        if (configured == null) {
+            return fallback;
+        }
+        if (configured < 0 || configured > QueueSettings.MAX_PREFETCH) {
+            throw new InvalidConfigurationPropertyValueException(name + ".prefetch", configured,
+                    "must be between 0 and " + QueueSettings.MAX_PREFETCH + " (leave it unset for as many as the concurrency)");
+        }
+        return configured;
     }
 
     private static <T> T or(T value, T fallback) {

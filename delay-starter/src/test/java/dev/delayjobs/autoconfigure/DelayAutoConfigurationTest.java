@@ -338,6 +338,27 @@ class DelayAutoConfigurationTest {
     }
 
     @Test
+    void negativeDefaultPrefetchFailsStartup() {
+        assertInvalidProperty("delay.consumer.prefetch", "delay.consumer.prefetch=-1");
+    }
+
+    @Test
+    void queuePrefetchAboveTheMostFailsStartup() {
+        assertInvalidProperty("delay.queues.q.prefetch", "delay.queues.q.prefetch=1001");
+    }
+
+    @Test
+    void prefetchIsAsManyAsTheConcurrencyUnlessSetAndQueuesMayTurnItOff() {
+        runner.withPropertyValues("delay.consumer.concurrency=6", "delay.queues.off.prefetch=0", "delay.queues.more.prefetch=50")
+                .run(context -> {
+                    ConfiguredSettings settings = context.getBean(ConfiguredSettings.class);
+                    assertThat(settings.forQueue("other").prefetchedJobs()).isEqualTo(6);
+                    assertThat(settings.forQueue("off").prefetchedJobs()).isZero();
+                    assertThat(settings.forQueue("more").prefetchedJobs()).isEqualTo(50);
+                });
+    }
+
+    @Test
     void zeroDefaultMaxAttemptsFailsStartup() {
         assertInvalidProperty("delay.consumer.max-attempts", "delay.consumer.max-attempts=0");
     }
