@@ -24,7 +24,9 @@ import dev.delayjobs.embeddedredis.RedisServerProcess;
  * Run with
  * {@code java -cp delay-benchmark/target/delay-benchmark.jar -Dloader.main=dev.delayjobs.benchmark.SeparateJvmBenchmark org.springframework.boot.loader.launch.PropertiesLauncher}
  * (options: {@code --runs=3 --seconds=20 --scenarios=1000,1500,3000,burst --burst=10000}; {@code --warm-up-jobs=N}
- * is a diagnostic: each consumer first handles a burst of N jobs, so it is no longer cold).
+ * is a diagnostic: each consumer first handles a burst of N jobs, so it is no longer cold;
+ * {@code --prefetch=N} sets the starter consumer's {@code delay.consumer.prefetch}, as many as its
+ * concurrency when absent).
  */
 public final class SeparateJvmBenchmark {
 
@@ -53,6 +55,7 @@ public final class SeparateJvmBenchmark {
         int seconds = Integer.parseInt(option(args, "seconds", "20"));
         int burstJobs = Integer.parseInt(option(args, "burst", "10000"));
         int warmUpJobs = Integer.parseInt(option(args, "warm-up-jobs", "0"));
+        String prefetch = option(args, "prefetch", "");
         List<Scenario> scenarios = new ArrayList<>();
         for (String name : option(args, "scenarios", "1000,1500,3000,burst").split(",")) {
             scenarios.add(name.equals("burst")
@@ -64,6 +67,8 @@ public final class SeparateJvmBenchmark {
         try (RedisServerProcess redis = RedisServerProcess.builder().binary(RedisServerProcess.onPath().orElse(null)).start()) {
             System.out.println("# separate JVMs, cold consumer: " + redisVersion(redis.binary()) + " (" + redis.binary() + ") at "
                     + redis.address() + ", " + Instant.now() + ", logs in " + logs);
+            System.out.println("\nStarter consumer: concurrency 8, prefetch "
+                    + (prefetch.isEmpty() ? "8 (the default: as many as the concurrency)" : prefetch) + ".");
             if (warmUpJobs > 0) {
                 System.out.println("\nNot cold: each consumer first handled a warm-up burst of " + warmUpJobs + " jobs.");
             }
@@ -75,7 +80,7 @@ public final class SeparateJvmBenchmark {
                 for (Scenario scenario : scenarios) {
                     String[] order = run % 2 == 1 ? ENGINES : new String[] { ENGINES[1], ENGINES[0] };
                     for (String engine : order) {
-                        RunFigures f = measure(redis, run, scenario, engine, logs, warmUpJobs);
+                        RunFigures f = measure(redis, run, scenario, engine, logs, warmUpJobs, prefetch);
                         results.computeIfAbsent(scenario, s -> new LinkedHashMap<>()).computeIfAbsent(engine, e -> new ArrayList<>()).add(f);
                         System.out.printf("| %d | %s | %s | %d | %d | %,.0f | %d | %d | %d | %d | %.1f | %.1f | %.1f | %.1f / %.1f | %.0f | %d | %d | %d |%n",
                                 run, scenario.name(), engine, f.published(), f.failed(), f.publishRate(), f.delivered(), f.lost(),
@@ -88,8 +93,8 @@ public final class SeparateJvmBenchmark {
         printSummary(results);
     }
 
-    private static RunFigures measure(RedisServerProcess redis, int run, Scenario scenario, String engine, Path logs, int warmUpJobs)
-            throws IOException {
+    private static RunFigures measure(RedisServerProcess redis, int run, Scenario scenario, String engine, Path logs, int warmUpJobs,
+            String prefetch) throws IOException {
         String id = "sep" + run + "-" + (scenario.burst() ? "burst" : scenario.rate()) + "-" + engine;
         boolean starter = engine.equals("starter");
         List<String> common = List.of("--spring.data.redis.host=" + redis.host(), "--spring.data.redis.port=" + redis.port(),
@@ -98,6 +103,9 @@ public final class SeparateJvmBenchmark {
         Path handled = logs.resolve(id + ".handled");
         List<String> consumerArgs = new ArrayList<>(common);
         consumerArgs.addAll(List.of("--bench.capacity=" + ((scenario.expected() + warmUpJobs) * 2 + 1000), "--bench.out=" + handled));
+        if (starter && !prefetch.isEmpty()) {
+            consumerArgs.add("--delay.consumer.prefetch=" + prefetch);
+        }
         List<String> producerArgs = new ArrayList<>(common);
         producerArgs.addAll(scenario.burst()
                 ? List.of("--bench.mode=burst", "--bench.jobs=" + scenario.jobs(), "--bench.lead-ms=" + BURST_LEAD_MS)

@@ -42,7 +42,8 @@ public record QueueView(long delayed, long ready, long running, long dead, Insta
         return new QueueView(stats.delayed(), stats.ready(), stats.running(), stats.dead(),
                 stats.nextDueAt() < 0 ? null : Instant.ofEpochMilli(stats.nextDueAt()), stats.oldestLatenessMillis(),
                 stats.instances().stream()
-                        .map(i -> new Consumer(i.id(), i.workers(), i.held(), Instant.ofEpochMilli(i.leaseDeadline())))
+                        .map(i -> new Consumer(i.id(), i.workers(), i.running(), i.prefetched(),
+                                Instant.ofEpochMilli(i.leaseDeadline())))
                         .toList(),
                 stats.totals(), localHandler, stats.control().paused(), stats.control().pausedAt(),
                 limit == null ? null : limit.toString(), runtime != null,
@@ -87,9 +88,10 @@ public record QueueView(long delayed, long ready, long running, long dead, Insta
      *
      * @param instance its id
      * @param workers its concurrency
-     * @param running jobs it holds now
+     * @param running jobs it started and holds now
+     * @param prefetched jobs waiting in its prefetch buffer (counted in the queue's ready jobs)
      * @param leaseExpiresAt when others recover its jobs unless it heartbeats first
      */
-    public record Consumer(String instance, int workers, long running, Instant leaseExpiresAt) {
+    public record Consumer(String instance, int workers, long running, long prefetched, Instant leaseExpiresAt) {
     }
 }

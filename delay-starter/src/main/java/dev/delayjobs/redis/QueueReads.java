@@ -89,9 +89,9 @@ final class QueueReads {
             totalsByName.put((String) totals.get(i), Long.parseLong((String) totals.get(i + 1)));
         }
         List<QueueStats.ConsumerInstance> instances = new ArrayList<>();
-        for (int i = 0; i + 3 < members.size(); i += 4) {
+        for (int i = 0; i + 4 < members.size(); i += 5) {
             instances.add(new QueueStats.ConsumerInstance((String) members.get(i), (long) Double.parseDouble((String) members.get(i + 1)),
-                    Integer.parseInt((String) members.get(i + 2)), asLong(members.get(i + 3))));
+                    Integer.parseInt((String) members.get(i + 2)), asLong(members.get(i + 3)), asLong(members.get(i + 4))));
         }
         QueueStats stats = new QueueStats(asLong(counts.get(0)), asLong(counts.get(1)), asLong(counts.get(2)),
                 asLong(counts.get(3)), asLong(counts.get(4)), asLong(counts.get(5)), asLong(counts.get(6)), totalsByName,

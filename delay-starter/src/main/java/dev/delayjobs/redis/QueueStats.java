@@ -14,11 +14,12 @@ import dev.delayjobs.DelayQueueControl.QueueControlState;
  *
  * @param serverNow the Redis server clock, epoch ms
  * @param delayed jobs waiting for their due time (retries included)
- * @param ready due jobs waiting for a consumer (ids in the ready list, stale ones included)
- * @param running jobs held by consumer instances
+ * @param ready due jobs waiting for a consumer (ids in the ready list, stale ones included), and jobs
+ *     waiting in consumers' prefetch buffers (PREFETCHED)
+ * @param running jobs consumer instances started and hold
  * @param dead jobs in the dead set
  * @param nextDueAt due time of the earliest delayed job, epoch ms, or -1
- * @param oldestWaitingDueAt due time of the oldest job that is due and not yet running, epoch ms,
+ * @param oldestWaitingDueAt due time of the oldest job that is due and not yet started (ready or prefetched), epoch ms,
  *     or -1 when none is waiting
  * @param totals counters shared by all instances: published, completed, retried, dead
  * @param instances the consumer instances holding a lease on the queue
@@ -73,7 +74,7 @@ public record QueueStats(long serverNow, long delayed, long ready, long running,
             s.totals().forEach((name, value) -> totals.merge(name, value, Long::sum));
             for (ConsumerInstance i : s.instances()) {
                 instances.merge(i.id(), i, (a, b) -> new ConsumerInstance(a.id(), Math.min(a.leaseDeadline(), b.leaseDeadline()),
-                        Math.max(a.workers(), b.workers()), a.held() + b.held()));
+                        Math.max(a.workers(), b.workers()), a.held() + b.held(), a.prefetched() + b.prefetched()));
             }
         }
         return new QueueStats(now, delayed, ready, running, dead, nextDue, oldestWaiting, totals,
@@ -109,8 +110,14 @@ public record QueueStats(long serverNow, long delayed, long ready, long running,
      * @param id the instance id
      * @param leaseDeadline when its lease runs out unless renewed, epoch ms
      * @param workers its concurrency
-     * @param held jobs it holds now
+     * @param held jobs it holds now, running or prefetched
+     * @param prefetched of those, the jobs waiting in its prefetch buffer (not started)
      */
-    public record ConsumerInstance(String id, long leaseDeadline, int workers, long held) {
+    public record ConsumerInstance(String id, long leaseDeadline, int workers, long held, long prefetched) {
+
+        /** The jobs it holds that started. */
+        public long running() {
+            return held - prefetched;
+        }
     }
 }

@@ -6,7 +6,7 @@
 -- ARGV[1] prefix of the active lists
 -- Returns { {now, delayed, ready (PREFETCHED jobs included), running, dead, next due or -1, due time
 -- of the oldest waiting job (ready or PREFETCHED) or -1}, {stat name, value, ...},
--- {instance, lease deadline, workers, held jobs (RUNNING and PREFETCHED), ...},
+-- {instance, lease deadline, workers, held jobs (RUNNING and PREFETCHED), of which PREFETCHED, ...},
 -- {paused at or false, runtime rate limit or false} }.
 -- Cost: O(I + H) for I consumer instances holding H jobs; independent of the backlog.
 local now = now_ms()
@@ -24,6 +24,7 @@ local running, prefetched = 0, 0
 -- the held jobs of one active list: RUNNING ones count as running; PREFETCHED ones, which only wait
 -- in a consumer's buffer, as ready, and the oldest of them as waiting
 local function count_held(active)
+  local before = prefetched
   local ids = redis.call('LRANGE', active, 0, -1)
   for from = 1, #ids, 1000 do
     local recs = redis.call('HMGET', KEYS[7], unpack(ids, from, math.min(from + 999, #ids)))
@@ -37,19 +38,20 @@ local function count_held(active)
       end
     end
   end
-  return #ids
+  return #ids, prefetched - before
 end
 local declared = {}
 for i = 9, #KEYS do declared[KEYS[i]] = true end
 local members = redis.call('ZRANGE', KEYS[5], 0, -1, 'WITHSCORES')
 for i = 1, #members, 2 do
   local active = ARGV[1] .. members[i]
-  local held = 0
-  if declared[active] then held = count_held(active) end
+  local held, buffered = 0, 0
+  if declared[active] then held, buffered = count_held(active) end
   instances[#instances + 1] = members[i]
   instances[#instances + 1] = members[i + 1]
   instances[#instances + 1] = redis.call('HGET', KEYS[6], members[i]) or '0'
   instances[#instances + 1] = held
+  instances[#instances + 1] = buffered
 end
 return { { now, redis.call('ZCARD', KEYS[1]), redis.call('LLEN', KEYS[2]) + prefetched, running, redis.call('ZCARD', KEYS[3]),
            next_due, oldest },

@@ -98,7 +98,8 @@ class ConsumerKillTest {
             // (running, or done and awaiting their ack: those, and only those, run twice) with their
             // attempt counted, the ones that only waited in its buffer with none spent
             assertThat(heldAtKill.keySet()).as("jobs handled twice were held by the victim at the kill").containsAll(duplicated);
-            assertThat(prefetchedAtKill).as("the victim's buffer at the kill").isNotEmpty().hasSizeLessThanOrEqualTo(CONCURRENCY);
+            // PREFETCHED in Redis: its buffer (8), and jobs its workers had just taken whose start mark was on its way
+            assertThat(prefetchedAtKill).as("the victim's buffer at the kill").isNotEmpty().hasSizeLessThanOrEqualTo(2 * CONCURRENCY);
             assertThat(handled.stream().filter(h -> h.pid() == survivor.pid() && prefetchedAtKill.contains(h.id())))
                     .as("prefetched jobs handed back with no attempt spent").isNotEmpty().allMatch(h -> h.attempt() == 1);
             List<Handled> recovered = handled.stream().filter(h -> h.pid() == survivor.pid() && h.attempt() > 1).toList();

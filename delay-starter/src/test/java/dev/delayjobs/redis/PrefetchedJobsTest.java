@@ -53,6 +53,8 @@ class PrefetchedJobsTest {
         assertThat(stats.oldestWaitingDueAt()).as("a stalled buffer stays visible").isPositive()
                 .isLessThanOrEqualTo(stats.serverNow());
         assertThat(stats.instances()).extracting(QueueStats.ConsumerInstance::held).containsExactly(3L);
+        assertThat(stats.instances()).extracting(QueueStats.ConsumerInstance::prefetched).containsExactly(2L);
+        assertThat(stats.instances()).extracting(QueueStats.ConsumerInstance::running).containsExactly(1L);
 
         assertThat(store.cancel("q", "b")).as("too late to cancel").isFalse();
         assertThat(store.reschedule("q", "b", true, 60_000)).isFalse();
