@@ -48,6 +48,8 @@ final class Claimer {
     private long claimEpoch = 1;
     /** The queue's control changes heard before the last claim, which read the state they made. */
     private long controlChangesSeen;
+    /** Whether the last claim said a rate limit applies: claims are then only for free workers. */
+    private boolean startsOnly;
 
     Claimer(HandlerEndpoint endpoint, ConsumedPartition partition, RedisJobStore store, QueueWatchdog watchdog, ClaimGate gate,
             JobRunner runner, HeldJobs held) {
@@ -109,12 +111,12 @@ final class Claimer {
                 held.markUnknown();
                 reconciledAt = System.nanoTime();
             }
-            // without a buffer, a claim waits for free workers; with one, for room in it (a free
-            // worker takes a waiting job first, so free workers mean an empty buffer)
+            // without a buffer (or under a rate limit), a claim waits for free workers; with one, for
+            // room in it (a free worker takes a waiting job first, so free workers mean an empty buffer)
             int start;
             int room;
             try {
-                if (buffer.capacity() == 0) {
+                if (buffer.capacity() == 0 || startsOnly) {
                     start = runner.awaitFreeWorkers();
                     room = 0;
                 }
@@ -152,6 +154,7 @@ final class Claimer {
                 }
                 continue;
             }
+            startsOnly = claim.startsOnly();
             if (!deliver(claim, start, room)) {
                 return;
             }

@@ -11,10 +11,12 @@ import java.util.Set;
  * @param paused whether the queue is paused (then no job was taken)
  * @param rateLimitedForMillis when the queue's rate limit lets no more jobs start now, the ms until
  *     it lets the next one start; 0 otherwise
+ * @param startsOnly whether a rate limit applies to the queue: the claim took only jobs that start
+ *     now (none to prefetch), since the rate limit counts a job when it is claimed
  * @param suspects the ids of the jobs taken that were in the buffer of a consumer that stopped
  *     before their start mark reached Redis: a worker that takes one from a buffer must not run it
  *     before its start mark is recorded ({@link RedisJobStore#markStarted})
  */
-public record Claim(long serverNow, List<StoredJob> jobs, boolean paused, long rateLimitedForMillis,
+public record Claim(long serverNow, List<StoredJob> jobs, boolean paused, long rateLimitedForMillis, boolean startsOnly,
         Set<String> suspects) {
 }

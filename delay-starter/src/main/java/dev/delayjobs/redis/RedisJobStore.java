@@ -278,7 +278,7 @@ public final class RedisJobStore {
      * {@link #claim(String, String, int, Duration, long, RateLimit, int, int)} with prefetch: of the
      * jobs taken, the first {@code start} become RUNNING and count an attempt, the others become
      * PREFETCHED (no attempt) until {@link #markStartedAsync} says a worker started them. Every job
-     * is returned as it reads once started.
+     * is returned as it reads once started. Under a rate limit only {@code start} jobs are taken.
      */
     public Claim claim(String queue, String instance, int max, int start, Duration lease, long epoch,
             @Nullable RateLimit configuredLimit, int partition, int partitions) {
@@ -291,9 +291,9 @@ public final class RedisJobStore {
                 configuredLimit == null ? "0" : Integer.toString(configuredLimit.permits()),
                 configuredLimit == null ? "0" : Long.toString(configuredLimit.window().toMillis()),
                 Integer.toString(partition), Integer.toString(partitions), Integer.toString(start)));
-        List<StoredJob> jobs = new ArrayList<>((r.size() - 2) / 2);
+        List<StoredJob> jobs = new ArrayList<>((r.size() - 3) / 2);
         Set<String> suspects = Set.of();
-        for (int i = 2; i + 1 < r.size(); i += 2) {
+        for (int i = 3; i + 1 < r.size(); i += 2) {
             String id = (String) r.get(i);
             String record = (String) r.get(i + 1);
             jobs.add(StoredJob.parse(id, record));
@@ -303,7 +303,7 @@ public final class RedisJobStore {
             }
         }
         long wait = asLong(r.get(1));
-        return new Claim(asLong(r.get(0)), jobs, wait < 0, Math.max(0, wait), suspects);
+        return new Claim(asLong(r.get(0)), jobs, wait < 0, Math.max(0, wait), asLong(r.get(2)) == 1, suspects);
     }
 
     /**

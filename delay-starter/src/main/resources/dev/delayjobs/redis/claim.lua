@@ -29,23 +29,27 @@
 -- The ready ids are popped, read and checked a batch at a time (LPOP count, HMGET, ZMSCORE: Redis
 -- 6.2+), and the claimed ones are written with one HSET and one RPUSH: a few commands per call
 -- instead of six per job. An id popped twice in one call is taken once.
--- Returns {server now, wait, id1, record1, id2, record2, ...}, each record as it reads once the job
--- started (attempts + 1, RUNNING), the started jobs first; wait is 0, -1 when the queue is paused, or
--- the ms until the rate limit lets the next job start when it let no more start now.
+-- Under a rate limit a claim takes only the jobs that start now, none for the buffer: the rate log
+-- counts a job when it is claimed, and a prefetched job would start later than counted.
+-- Returns {server now, wait, starts only, id1, record1, id2, record2, ...}, each record as it reads
+-- once the job started (attempts + 1, RUNNING), the started jobs first; wait is 0, -1 when the queue
+-- is paused, or the ms until the rate limit lets the next job start when it let no more start now;
+-- starts only is 1 when a rate limit applies (this claim prefetched nothing), else 0.
 -- Cost: O(n + stale + expired rate log entries), independent of the backlog.
 local wanted = tonumber(ARGV[1])
 local start_now = tonumber(ARGV[10] or ARGV[1])
 local longest = tonumber(ARGV[5])
-local out = { now_ms(), 0 }
+local out = { now_ms(), 0, 0 }
 local fence = redis.call('HGET', KEYS[9], ARGV[2])
 if fence and tonumber(fence) > tonumber(ARGV[4]) then return out end
 local prior = replayed(KEYS[10])
 if prior then
   out[1] = prior[1]
   out[2] = prior[2]
-  if #prior > 2 then
+  out[3] = prior[3]
+  if #prior > 3 then
     local ids = {}
-    for i = 3, #prior do ids[#ids + 1] = prior[i] end
+    for i = 4, #prior do ids[#ids + 1] = prior[i] end
     for from = 1, #ids, 1000 do
       local to = math.min(from + 999, #ids)
       local recs = redis.call('HMGET', KEYS[3], unpack(ids, from, to))
@@ -86,6 +90,7 @@ local function next_permit()
   if #oldest == 0 then return 1 end
   return math.max(1, tonumber(oldest[2]) + window - out[1])
 end
+if permits > 0 then out[3] = 1 end
 local partitions = tonumber(ARGV[9] or '1')
 if permits > 0 and partitions > 1 then
   local index = tonumber(ARGV[8])
@@ -105,7 +110,7 @@ if permits > 0 then
     out[2] = next_permit()
     return out
   end
-  wanted = math.min(wanted, allowed)
+  wanted = math.min(wanted, allowed, start_now)
 end
 local taken, popped = 0, 0
 local seen, fields, ids = {}, {}, {}
@@ -161,7 +166,7 @@ if #ids > 0 then
     if redis.call('ZCARD', KEYS[12]) >= permits then out[2] = next_permit() end
   end
 end
-local memo = { out[1], out[2] }
+local memo = { out[1], out[2], out[3] }
 for _, id in ipairs(ids) do memo[#memo + 1] = id end
 remember(KEYS[10], memo)
 return out

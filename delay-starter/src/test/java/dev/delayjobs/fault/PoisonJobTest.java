@@ -52,16 +52,7 @@ class PoisonJobTest {
 
             long publishedAt = System.currentTimeMillis();
             publisher.publish(QUEUE, Work.of(-1, 0), Duration.ZERO, "poison-1");
-            // a supervisor: two consumers run at all times; each one that dies is replaced
-            await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(100)).until(() -> {
-                for (int i = 0; i < consumers.size(); i++) {
-                    if (!consumers.get(i).isAlive() && consumers.stream().filter(ConsumerProcess::isAlive).count() < 2) {
-                        assertThat(consumers).as("consumer starts: the poison job loops").hasSizeLessThan(MAX_STARTS);
-                        consumers.add(start(redis, prefix, consumers.size()));
-                    }
-                }
-                return publisher.find(QUEUE, "poison-1").map(JobInfo::state).orElse(null) == JobState.DEAD;
-            });
+            superviseUntilDead(redis, prefix, consumers, publisher, "poison-1");
             long deadAfter = System.currentTimeMillis() - publishedAt;
 
             JobInfo dead = publisher.find(QUEUE, "poison-1").orElseThrow();
@@ -91,10 +82,78 @@ class PoisonJobTest {
         }
     }
 
+    /**
+     * The poison job's first delivery comes out of a prefetch buffer: its start mark is sent without
+     * waiting, and the JVM dies at once, so Redis may not learn that it started. It still ends dead
+     * after max-attempts deliveries, each killing a JVM.
+     */
+    @Test
+    void jobThatKillsItsConsumerFromThePrefetchBufferEndsDeadAfterMaxAttempts() {
+        String prefix = TestRedis.uniquePrefix();
+        List<ConsumerProcess> consumers = new ArrayList<>();
+        try (RedisServerProcess redis = RedisServerProcess.start();
+                ConfigurableApplicationContext app = TestApps.run("127.0.0.1", redis.port(), prefix, List.of())) {
+            DelayPublisher publisher = app.getBean(DelayPublisher.class);
+            consumers.add(start(redis, prefix, consumers.size()));
+            consumers.add(start(redis, prefix, consumers.size()));
+            consumers.forEach(c -> c.awaitReady(Duration.ofSeconds(90)));
+            // both consumers' worker and one-job buffer full of 2 s jobs: the poison job waits in ready, then
+            // in the buffer of the first consumer whose worker moves on
+            List<String> slow = List.of("slow-1", "slow-2", "slow-3", "slow-4");
+            for (int i = 0; i < slow.size(); i++) {
+                publisher.publish(QUEUE, Work.of(i, 2000), Duration.ZERO, slow.get(i));
+            }
+            await().atMost(Duration.ofSeconds(10)).until(() -> slow.stream().filter(id -> state(publisher, id) == JobState.RUNNING)
+                    .count() == 2 && slow.stream().filter(id -> state(publisher, id) == JobState.PREFETCHED).count() == 2);
+            publisher.publish(QUEUE, Work.of(-1, 0), Duration.ZERO, "poison-buffered");
+            await().atMost(Duration.ofSeconds(10)).until(() -> state(publisher, "poison-buffered") == JobState.PREFETCHED);
+
+            superviseUntilDead(redis, prefix, consumers, publisher, "poison-buffered");
+
+            JobInfo dead = publisher.find(QUEUE, "poison-buffered").orElseThrow();
+            List<Handled> deliveries = HandledLog.read(logs(consumers)).stream()
+                    .filter(h -> h.id().equals("poison-buffered")).toList();
+            assertThat(deliveries).as("deliveries, each killing its JVM").hasSize(MAX_ATTEMPTS);
+            assertThat(deliveries).extracting(Handled::pid).doesNotHaveDuplicates();
+            // MAX_ATTEMPTS when the first start mark reached Redis before the JVM died; one fewer, and the
+            // job marked suspect, when it did not
+            assertThat(dead.attempts()).isBetween(MAX_ATTEMPTS - 1, MAX_ATTEMPTS);
+            assertThat(dead.lastError()).matches("consumer c\\d stopped during attempt " + dead.attempts()
+                    + "(, after an earlier consumer stopped while holding it with no start mark recorded)?");
+            assertThat(dead.lastError().contains("no start mark")).isEqualTo(dead.attempts() == MAX_ATTEMPTS - 1);
+            await().atMost(Duration.ofSeconds(30)).until(() -> HandledLog.counts(HandledLog.read(logs(consumers))).keySet()
+                    .containsAll(slow));
+            FaultReport.record("job that kills its consumer JVM, first taken from a prefetch buffer (max-attempts 3)",
+                    "deliveries=" + deliveries.size() + " attemptsRecorded=" + dead.attempts() + " error='" + dead.lastError()
+                            + "' consumerJvmsStarted=" + consumers.size());
+        }
+        finally {
+            consumers.forEach(ConsumerProcess::close);
+        }
+    }
+
+    /** A supervisor: two consumers run at all times, each one that dies is replaced, until the job is dead. */
+    private static void superviseUntilDead(RedisServerProcess redis, String prefix, List<ConsumerProcess> consumers,
+            DelayPublisher publisher, String id) {
+        await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(100)).until(() -> {
+            for (int i = 0; i < consumers.size(); i++) {
+                if (!consumers.get(i).isAlive() && consumers.stream().filter(ConsumerProcess::isAlive).count() < 2) {
+                    assertThat(consumers).as("consumer starts: the poison job loops").hasSizeLessThan(MAX_STARTS);
+                    consumers.add(start(redis, prefix, consumers.size()));
+                }
+            }
+            return state(publisher, id) == JobState.DEAD;
+        });
+    }
+
+    private static JobState state(DelayPublisher publisher, String id) {
+        return publisher.find(QUEUE, id).map(JobInfo::state).orElse(null);
+    }
+
     private static ConsumerProcess start(RedisServerProcess redis, String prefix, int n) {
         return ConsumerProcess.start("c" + n, redis, prefix, QUEUE, 1, "fault.halt-on=poison-",
                 "delay.heartbeat-interval=300ms", "delay.heartbeat-lease=1s", "delay.sweep-interval=200ms",
-                "delay.consumer.max-attempts=" + MAX_ATTEMPTS);
+                "delay.consumer.max-attempts=" + MAX_ATTEMPTS, "delay.consumer.prefetch=1");
     }
 
     private static List<Path> logs(List<ConsumerProcess> consumers) {

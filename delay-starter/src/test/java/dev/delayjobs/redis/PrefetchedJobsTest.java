@@ -12,6 +12,7 @@ import org.redisson.api.RedissonClient;
 
 import dev.delayjobs.JobInfo;
 import dev.delayjobs.JobState;
+import dev.delayjobs.RateLimit;
 import dev.delayjobs.test.TestRedis;
 
 /**
@@ -59,6 +60,20 @@ class PrefetchedJobsTest {
         assertThat(store.cancel("q", "b")).as("too late to cancel").isFalse();
         assertThat(store.reschedule("q", "b", true, 60_000)).isFalse();
         assertThat(state("b")).isEqualTo(JobState.PREFETCHED);
+    }
+
+    @Test
+    void underARateLimitAClaimTakesOnlyTheJobsThatStartNow() {
+        publishDue("a", "b", "c");
+
+        Claim claim = store.claim("q", "i1", 3, 1, LONG_LEASE, 1, RateLimit.parse("10/1s"), 0, 1);
+
+        // the rate log counts a job when it is claimed: a prefetched one would start later than counted
+        assertThat(claim.startsOnly()).isTrue();
+        assertThat(claim.jobs()).extracting(StoredJob::id).containsExactly("a");
+        assertThat(state("a")).isEqualTo(JobState.RUNNING);
+        assertThat(state("b")).isEqualTo(JobState.READY);
+        assertThat(claim("i1", 2, 0, LONG_LEASE).startsOnly()).as("no rate limit").isFalse();
     }
 
     @Test
