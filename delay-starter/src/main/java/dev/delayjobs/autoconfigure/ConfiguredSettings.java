@@ -34,7 +34,7 @@ final class ConfiguredSettings implements QueueSettings.Source {
         this.defaults = build("delay.consumer", consumer.getConcurrency(), consumer.getMaxAttempts(), backoff.getInitial(),
                 backoff.getMultiplier(), backoff.getMax(), backoff.getJitter(), consumer.isAutoStartup(),
                 consumer.getHandlerTimeout(), null, false,
-                prefetch("delay.consumer", consumer.getPrefetch(), QueueSettings.PREFETCH_AS_CONCURRENCY));
+                prefetch("delay.consumer", consumer.getPrefetch(), QueueSettings.PREFETCH_ADAPTIVE));
         properties.getQueues().keySet().forEach(this::forQueue);
         checkConfirmations();
         bridgedLists();
@@ -266,7 +266,7 @@ final class ConfiguredSettings implements QueueSettings.Source {
         }
         if (configured < 0 || configured > QueueSettings.MAX_PREFETCH) {
             throw new InvalidConfigurationPropertyValueException(name + ".prefetch", configured,
-                    "must be between 0 and " + QueueSettings.MAX_PREFETCH + " (leave it unset for as many as the concurrency)");
+                    "must be between 0 and " + QueueSettings.MAX_PREFETCH + " (leave it unset to follow the workers' pace)");
         }
         return configured;
     }

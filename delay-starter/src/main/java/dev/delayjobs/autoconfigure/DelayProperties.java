@@ -409,8 +409,9 @@ public class DelayProperties {
          * Jobs of one queue claimed ahead of the workers (0 to 1000): they wait in this instance's
          * buffer (state PREFETCHED, no attempt counted) so that a worker that finishes starts the
          * next job without a round trip to Redis. They can no longer be cancelled, and another
-         * instance does not get them while they wait; 0 claims only for free workers. Unset means as
-         * many as the concurrency.
+         * instance does not get them while they wait; 0 claims only for free workers. Unset means
+         * about what the workers start in 50 ms at their recent pace (none for handlers slower than 20
+         * jobs a second), up to 1000.
          */
         private Integer prefetch;
 

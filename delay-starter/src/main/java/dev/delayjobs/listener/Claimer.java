@@ -120,8 +120,13 @@ final class Claimer {
                     start = runner.awaitFreeWorkers();
                     room = 0;
                 }
+                else if (buffer.target() == 0) {
+                    // handlers too slow for prefetch to pay (the adaptive pace): claim for free workers only
+                    start = runner.awaitFreeWorkers();
+                    room = 0;
+                }
                 else {
-                    room = buffer.awaitRoom(AWAIT_READY);
+                    room = buffer.awaitRoom(AWAIT_READY, buffer.target());
                     // a full buffer while the queue's control changed since the last claim: a claim of
                     // nothing reads the new state, so that a pause hands the prefetched jobs back
                     // without waiting for room

@@ -55,7 +55,7 @@ final class JobRunner {
 
     JobRunner(HandlerEndpoint endpoint, PayloadCodec codec, JobTracing tracing, DelayQueueObserver observer,
             OutcomeRecorder outcomes, AckBatcher acks, HeldJobs held, WorkerThreads workerThreads, WorkerPermits freeWorkers,
-            StartMarks marks, int prefetch) {
+            StartMarks marks, PrefetchPace prefetch) {
         this.endpoint = endpoint;
         this.codec = codec;
         this.tracing = tracing;
@@ -145,6 +145,7 @@ final class JobRunner {
                 if (next.prefetched && !next.suspect) {
                     marks.started(next.job);
                 }
+                buffer.started();
                 keepsWorker = handle(next);
             }
             catch (RuntimeException | Error unexpected) {

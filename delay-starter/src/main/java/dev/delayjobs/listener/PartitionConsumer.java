@@ -49,7 +49,7 @@ final class PartitionConsumer {
         });
         OutcomeRecorder outcomes = new OutcomeRecorder(endpoint, partition.name(), store, watchdog.instanceId(), held, stopping);
         runner = new JobRunner(endpoint, codec, tracing, observer, outcomes, acks, held, workerThreads, workers,
-                new StartMarks(partition.name(), store), prefetchShare(settings.prefetchedJobs(), partition.count()));
+                new StartMarks(partition.name(), store), prefetchPace(settings.prefetch(), partition.count()));
         // what this instance id held before (a restart under a fixed delay.instance-id, or stop then
         // start) has no worker here: the claimer's first turn hands it back and claims above its fence
         held.markUnknown();
@@ -57,9 +57,12 @@ final class PartitionConsumer {
         claimer.start();
     }
 
-    /** This partition's share of the queue's prefetch. */
-    private static int prefetchShare(int prefetch, int partitions) {
-        return (prefetch + partitions - 1) / partitions;
+    /** This partition's share of the queue's prefetch: fixed, or following its workers' pace. */
+    private static PrefetchPace prefetchPace(int prefetch, int partitions) {
+        if (prefetch == QueueSettings.PREFETCH_ADAPTIVE) {
+            return PrefetchPace.adaptive((QueueSettings.MAX_PREFETCH + partitions - 1) / partitions);
+        }
+        return PrefetchPace.fixed((prefetch + partitions - 1) / partitions);
     }
 
     /** Stops claiming and hands the prefetched jobs back at once; the jobs running go on. */

@@ -11,11 +11,13 @@ import java.util.function.Consumer;
 /**
  * The jobs one claimer took ahead of its workers ({@code prefetch}), PREFETCHED in Redis: they wait
  * here, oldest first, for a free worker, which starts them without a round trip to Redis. The
- * claimer asks for as many jobs as there is room; a worker that finishes takes the next waiting job
- * before it frees itself, and a freed worker goes to a waiting job ({@link WorkerPermits#giveBack}).
+ * claimer asks for as many jobs as there is room for under the {@link PrefetchPace}'s target; a
+ * worker that finishes takes the next waiting job before it frees itself, and a freed worker goes to
+ * a waiting job ({@link WorkerPermits#giveBack}).
  */
 final class PrefetchBuffer {
 
+    private final PrefetchPace pace;
     private final int capacity;
     private final WorkerPermits workers;
     /** Starts a job on a worker taken for it. */
@@ -24,26 +26,42 @@ final class PrefetchBuffer {
     /** Room left: capacity minus the jobs waiting and those a claim in flight may bring. */
     private final Semaphore room;
 
-    PrefetchBuffer(int capacity, WorkerPermits workers, Consumer<Execution> start) {
-        this.capacity = capacity;
+    PrefetchBuffer(PrefetchPace pace, WorkerPermits workers, Consumer<Execution> start) {
+        this.pace = pace;
+        this.capacity = pace.most();
         this.workers = workers;
         this.start = start;
         this.room = new Semaphore(capacity);
     }
 
+    /** The most jobs it may ever hold: 0 without prefetch. */
     int capacity() {
         return capacity;
     }
 
+    /** How many jobs it should hold now (see {@link PrefetchPace}); claimer thread only. */
+    int target() {
+        return pace.target();
+    }
+
+    /** A worker of its partition started a job: the pace counts it. */
+    void started() {
+        pace.started();
+    }
+
     /**
-     * Waits up to {@code timeout} until there is room for a job, then takes all the room there is;
-     * returns how much (0 when none was made in time).
+     * Waits up to {@code timeout} until fewer than {@code target} jobs wait here, then takes all the
+     * room up to {@code target}; returns how much (0 when none was made in time).
      */
-    int awaitRoom(Duration timeout) throws InterruptedException {
-        if (!room.tryAcquire(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
+    int awaitRoom(Duration timeout, int target) throws InterruptedException {
+        // the room beyond the target is held back while the rest is taken
+        int beyond = capacity - target;
+        if (!room.tryAcquire(beyond + 1, timeout.toNanos(), TimeUnit.NANOSECONDS)) {
             return 0;
         }
-        return 1 + room.drainPermits();
+        int taken = 1 + room.drainPermits();
+        room.release(beyond);
+        return taken;
     }
 
     /** Gives back room that {@link #awaitRoom} took and a claim did not fill. */

@@ -31,6 +31,7 @@ import dev.delayjobs.core.PublishDeferral;
 import dev.delayjobs.core.RedisDelayPublisher;
 import dev.delayjobs.listener.DelayedHandlerAnnotationBeanPostProcessor;
 import dev.delayjobs.listener.ListenerContainerRegistry;
+import dev.delayjobs.listener.QueueSettings;
 import dev.delayjobs.redis.RedisJobStore;
 import dev.delayjobs.test.TestRedis;
 import dev.delayjobs.timer.QueueWatchdog;
@@ -348,13 +349,13 @@ class DelayAutoConfigurationTest {
     }
 
     @Test
-    void prefetchIsAsManyAsTheConcurrencyUnlessSetAndQueuesMayTurnItOff() {
-        runner.withPropertyValues("delay.consumer.concurrency=6", "delay.queues.off.prefetch=0", "delay.queues.more.prefetch=50")
+    void prefetchFollowsThePaceUnlessSetAndQueuesMayTurnItOff() {
+        runner.withPropertyValues("delay.queues.off.prefetch=0", "delay.queues.more.prefetch=50")
                 .run(context -> {
                     ConfiguredSettings settings = context.getBean(ConfiguredSettings.class);
-                    assertThat(settings.forQueue("other").prefetchedJobs()).isEqualTo(6);
-                    assertThat(settings.forQueue("off").prefetchedJobs()).isZero();
-                    assertThat(settings.forQueue("more").prefetchedJobs()).isEqualTo(50);
+                    assertThat(settings.forQueue("other").prefetch()).isEqualTo(QueueSettings.PREFETCH_ADAPTIVE);
+                    assertThat(settings.forQueue("off").prefetch()).isZero();
+                    assertThat(settings.forQueue("more").prefetch()).isEqualTo(50);
                 });
     }
 
