@@ -25,8 +25,8 @@ import dev.delayjobs.embeddedredis.RedisServerProcess;
  * {@code java -cp delay-benchmark/target/delay-benchmark.jar -Dloader.main=dev.delayjobs.benchmark.SeparateJvmBenchmark org.springframework.boot.loader.launch.PropertiesLauncher}
  * (options: {@code --runs=3 --seconds=20 --scenarios=1000,1500,3000,burst --burst=10000}; {@code --warm-up-jobs=N}
  * is a diagnostic: each consumer first handles a burst of N jobs, so it is no longer cold;
- * {@code --prefetch=N} sets the starter consumer's {@code delay.consumer.prefetch}, as many as its
- * concurrency when absent).
+ * {@code --prefetch=N} sets the starter consumer's {@code delay.consumer.prefetch}, which otherwise
+ * follows the workers' pace).
  */
 public final class SeparateJvmBenchmark {
 
@@ -68,7 +68,7 @@ public final class SeparateJvmBenchmark {
             System.out.println("# separate JVMs, cold consumer: " + redisVersion(redis.binary()) + " (" + redis.binary() + ") at "
                     + redis.address() + ", " + Instant.now() + ", logs in " + logs);
             System.out.println("\nStarter consumer: concurrency 8, prefetch "
-                    + (prefetch.isEmpty() ? "8 (the default: as many as the concurrency)" : prefetch) + ".");
+                    + (prefetch.isEmpty() ? "unset (the default: follows the workers' pace)" : prefetch) + ".");
             if (warmUpJobs > 0) {
                 System.out.println("\nNot cold: each consumer first handled a warm-up burst of " + warmUpJobs + " jobs.");
             }

@@ -111,22 +111,19 @@ final class Claimer {
                 held.markUnknown();
                 reconciledAt = System.nanoTime();
             }
-            // without a buffer (or under a rate limit), a claim waits for free workers; with one, for
-            // room in it (a free worker takes a waiting job first, so free workers mean an empty buffer)
+            // without a buffer (none configured, a rate limit, or handlers too slow for the pace to
+            // ask for one), a claim waits for free workers; with one, for room in it (a free worker
+            // takes a waiting job first, so free workers mean an empty buffer)
+            int target = buffer.capacity() == 0 || startsOnly ? 0 : buffer.target();
             int start;
             int room;
             try {
-                if (buffer.capacity() == 0 || startsOnly) {
-                    start = runner.awaitFreeWorkers();
-                    room = 0;
-                }
-                else if (buffer.target() == 0) {
-                    // handlers too slow for prefetch to pay (the adaptive pace): claim for free workers only
+                if (target == 0) {
                     start = runner.awaitFreeWorkers();
                     room = 0;
                 }
                 else {
-                    room = buffer.awaitRoom(AWAIT_READY, buffer.target());
+                    room = buffer.awaitRoom(AWAIT_READY, target);
                     // a full buffer while the queue's control changed since the last claim: a claim of
                     // nothing reads the new state, so that a pause hands the prefetched jobs back
                     // without waiting for room
