@@ -33,8 +33,7 @@ final class ConfiguredSettings implements QueueSettings.Source {
         DelayProperties.Backoff backoff = consumer.getBackoff();
         this.defaults = build("delay.consumer", consumer.getConcurrency(), consumer.getMaxAttempts(), backoff.getInitial(),
                 backoff.getMultiplier(), backoff.getMax(), backoff.getJitter(), consumer.isAutoStartup(),
-                consumer.getHandlerTimeout(), null, false,
-                prefetch("delay.consumer", consumer.getPrefetch(), QueueSettings.PREFETCH_ADAPTIVE));
+                consumer.getHandlerTimeout(), null, false, consumer.getPrefetch());
         properties.getQueues().keySet().forEach(this::forQueue);
         checkConfirmations();
         bridgedLists();
@@ -93,7 +92,7 @@ final class ConfiguredSettings implements QueueSettings.Source {
                 or(b.getInitial(), d.initial()), or(b.getMultiplier(), d.multiplier()), or(b.getMax(), d.max()),
                 or(b.getJitter(), d.jitter()), or(o.getAutoStartup(), defaults.autoStartup()),
                 or(o.getHandlerTimeout(), defaults.handlerTimeout()), rateLimit(name, o.getRateLimit()),
-                o.isPausedOnStartup(), prefetch(name, o.getPrefetch(), defaults.prefetch()));
+                o.isPausedOnStartup(), or(o.getPrefetch(), defaults.prefetch()));
     }
 
     /** How many replicas must confirm a publish to {@code queue}, and for how long to wait. */
@@ -242,7 +241,7 @@ final class ConfiguredSettings implements QueueSettings.Source {
 
     private static QueueSettings build(String name, int concurrency, int maxAttempts, Duration initial, double multiplier,
             Duration max, double jitter, boolean autoStartup, Duration handlerTimeout, RateLimit rateLimit,
-            boolean pausedOnStartup, int prefetch) {
+            boolean pausedOnStartup, Integer prefetch) {
         try {
             return new QueueSettings(concurrency, maxAttempts,
                     new QueueSettings.ExponentialBackoff(initial, multiplier, max, jitter), autoStartup, handlerTimeout,
@@ -257,18 +256,6 @@ final class ConfiguredSettings implements QueueSettings.Source {
         if (value == null || value.isZero() || value.isNegative()) {
             throw new InvalidConfigurationPropertyValueException(name, value, "must be positive");
         }
-    }
-
-    /** The prefetch configured under {@code name}, or {@code fallback} when unset. */
-    private static int prefetch(String name, Integer configured, int fallback) {
-        if (configured == null) {
-            return fallback;
-        }
-        if (configured < 0 || configured > QueueSettings.MAX_PREFETCH) {
-            throw new InvalidConfigurationPropertyValueException(name + ".prefetch", configured,
-                    "must be between 0 and " + QueueSettings.MAX_PREFETCH + " (leave it unset to follow the workers' pace)");
-        }
-        return configured;
     }
 
     private static <T> T or(T value, T fallback) {

@@ -58,8 +58,8 @@ final class PartitionConsumer {
     }
 
     /** This partition's share of the queue's prefetch: fixed, or following its workers' pace. */
-    private static PrefetchPace prefetchPace(int prefetch, int partitions) {
-        if (prefetch == QueueSettings.PREFETCH_ADAPTIVE) {
+    private static PrefetchPace prefetchPace(Integer prefetch, int partitions) {
+        if (prefetch == null) {
             return PrefetchPace.adaptive((QueueSettings.MAX_PREFETCH + partitions - 1) / partitions);
         }
         return PrefetchPace.fixed((prefetch + partitions - 1) / partitions);

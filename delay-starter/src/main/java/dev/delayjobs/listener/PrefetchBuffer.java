@@ -113,8 +113,4 @@ final class PrefetchBuffer {
         room.release(drained.size());
         return drained;
     }
-
-    int waiting() {
-        return waiting.size();
-    }
 }

@@ -19,19 +19,17 @@ import dev.delayjobs.RateLimit;
  * @param pausedOnStartup whether starting the container pauses the queue, if it was never paused nor
  *        resumed before
  * @param prefetch jobs claimed ahead of the workers, waiting in this instance's buffer for a free
- *        worker (PREFETCHED, no attempt counted); {@link #PREFETCH_ADAPTIVE} for about what the
- *        workers start in 50 ms at their recent pace (none for handlers slower than 20 jobs a
- *        second), up to {@link #MAX_PREFETCH}
+ *        worker (PREFETCHED, no attempt counted); {@code null} for about what the workers start in
+ *        50 ms at their recent pace (none for handlers slower than 20 jobs a second), up to
+ *        {@link #MAX_PREFETCH}
  */
 public record QueueSettings(int concurrency, int maxAttempts, ExponentialBackoff backoff, boolean autoStartup,
-        Duration handlerTimeout, RateLimit rateLimit, boolean pausedOnStartup, int prefetch) {
+        Duration handlerTimeout, RateLimit rateLimit, boolean pausedOnStartup, Integer prefetch) {
 
     /** Most jobs of one queue handled at once in one instance: the largest claim tested (RedisJobStoreTest). */
     public static final int MAX_CONCURRENCY = 1000;
     /** Most jobs of one queue prefetched in one instance. */
     public static final int MAX_PREFETCH = 1000;
-    /** The default prefetch: about 50 ms of the workers' recent pace, up to {@link #MAX_PREFETCH}. */
-    public static final int PREFETCH_ADAPTIVE = -1;
 
     public QueueSettings {
         if (concurrency < 1 || concurrency > MAX_CONCURRENCY) {
@@ -43,7 +41,7 @@ public record QueueSettings(int concurrency, int maxAttempts, ExponentialBackoff
         if (handlerTimeout != null && (handlerTimeout.isZero() || handlerTimeout.isNegative())) {
             throw new InvalidSettingException("handler-timeout", handlerTimeout, "must be positive (leave it unset for no limit)");
         }
-        if (prefetch != PREFETCH_ADAPTIVE && (prefetch < 0 || prefetch > MAX_PREFETCH)) {
+        if (prefetch != null && (prefetch < 0 || prefetch > MAX_PREFETCH)) {
             throw new InvalidSettingException("prefetch", prefetch, "must be between 0 and " + MAX_PREFETCH
                     + " (leave it unset to follow the workers' pace)");
         }

@@ -31,7 +31,6 @@ import dev.delayjobs.core.PublishDeferral;
 import dev.delayjobs.core.RedisDelayPublisher;
 import dev.delayjobs.listener.DelayedHandlerAnnotationBeanPostProcessor;
 import dev.delayjobs.listener.ListenerContainerRegistry;
-import dev.delayjobs.listener.QueueSettings;
 import dev.delayjobs.redis.RedisJobStore;
 import dev.delayjobs.test.TestRedis;
 import dev.delayjobs.timer.QueueWatchdog;
@@ -353,7 +352,7 @@ class DelayAutoConfigurationTest {
         runner.withPropertyValues("delay.queues.off.prefetch=0", "delay.queues.more.prefetch=50")
                 .run(context -> {
                     ConfiguredSettings settings = context.getBean(ConfiguredSettings.class);
-                    assertThat(settings.forQueue("other").prefetch()).isEqualTo(QueueSettings.PREFETCH_ADAPTIVE);
+                    assertThat(settings.forQueue("other").prefetch()).as("follows the pace").isNull();
                     assertThat(settings.forQueue("off").prefetch()).isZero();
                     assertThat(settings.forQueue("more").prefetch()).isEqualTo(50);
                 });
