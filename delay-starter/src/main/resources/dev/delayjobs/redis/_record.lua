@@ -94,6 +94,16 @@ local function flags_of(r)
   return r.attempts * 8 + r.suspect * 4 + r.hold
 end
 
+-- Reads a PREFETCHED record as it is once started (attempts + 1, RUNNING): what its claim handed
+-- out, what its start mark makes of it, and how an outcome that overtook the mark sees it.
+-- Returns whether it was PREFETCHED.
+local function as_started(r)
+  if r.hold ~= PREFETCHED then return false end
+  r.attempts = r.attempts + 1
+  r.hold = RUNNING
+  return true
+end
+
 local function decode(rec)
   local gen, ar, due, age, payload = string.match(rec, '^([%d%l]+),([%d%l]+),(%-?[%d%l]+),(%-?[%d%l]+)|(.*)$')
   if gen and fits(gen, ar, due, age) then
@@ -155,10 +165,7 @@ end
 -- record as read by read (decode when not given; nil if not readable).
 local function let_go_of_claim(active_key, id, rec, gen, attempt, read)
   local r = rec and (read or decode)(rec)
-  if r and r.hold == PREFETCHED then
-    r.attempts = r.attempts + 1
-    r.hold = RUNNING
-  end
+  if r then as_started(r) end
   if r and (r.gen ~= gen or r.attempts ~= tonumber(attempt)) then return false, r end
   return redis.call('LREM', active_key, 1, id) == 1, r
 end

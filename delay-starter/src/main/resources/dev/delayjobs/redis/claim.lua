@@ -58,11 +58,7 @@ if prior then
         local r = rec and decode(rec)
         if r then
           -- a PREFETCHED job is shown as it reads once started, as in the first reply
-          if r.hold == PREFETCHED then
-            r.attempts = r.attempts + 1
-            r.hold = RUNNING
-            rec = encode(r)
-          end
+          if as_started(r) then rec = encode(r) end
           out[#out + 1] = ids[i]
           out[#out + 1] = rec
         end

@@ -14,9 +14,7 @@ local fields = {}
 for k, id in ipairs(ids) do
   local rec = recs[k]
   local r = rec and decode_header(rec)
-  if r and r.gen == ARGV[3 * k - 1] and r.hold == PREFETCHED and r.attempts + 1 == tonumber(ARGV[3 * k]) then
-    r.attempts = r.attempts + 1
-    r.hold = RUNNING
+  if r and r.gen == ARGV[3 * k - 1] and as_started(r) and r.attempts == tonumber(ARGV[3 * k]) then
     -- the header rewritten, the rest (due, age, payload) copied as it is
     local ar_end = string.find(rec, ',', #r.gen + 2, true)
     fields[#fields + 1] = id
