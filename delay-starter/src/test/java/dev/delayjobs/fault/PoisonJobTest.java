@@ -42,9 +42,7 @@ class PoisonJobTest {
         try (RedisServerProcess redis = RedisServerProcess.start();
                 ConfigurableApplicationContext app = TestApps.run("127.0.0.1", redis.port(), prefix, List.of())) {
             DelayPublisher publisher = app.getBean(DelayPublisher.class);
-            consumers.add(start(redis, prefix, consumers.size()));
-            consumers.add(start(redis, prefix, consumers.size()));
-            consumers.forEach(c -> c.awaitReady(Duration.ofSeconds(90)));
+            startTwo(redis, prefix, consumers);
             for (int i = 0; i < 20; i++) {
                 publisher.publish(QUEUE, Work.of(i, 0), Duration.ZERO, "before-" + i);
             }
@@ -94,9 +92,7 @@ class PoisonJobTest {
         try (RedisServerProcess redis = RedisServerProcess.start();
                 ConfigurableApplicationContext app = TestApps.run("127.0.0.1", redis.port(), prefix, List.of())) {
             DelayPublisher publisher = app.getBean(DelayPublisher.class);
-            consumers.add(start(redis, prefix, consumers.size()));
-            consumers.add(start(redis, prefix, consumers.size()));
-            consumers.forEach(c -> c.awaitReady(Duration.ofSeconds(90)));
+            startTwo(redis, prefix, consumers);
             // both consumers' worker and one-job buffer full of 2 s jobs: the poison job waits in ready, then
             // in the buffer of the first consumer whose worker moves on
             List<String> slow = List.of("slow-1", "slow-2", "slow-3", "slow-4");
@@ -130,6 +126,13 @@ class PoisonJobTest {
         finally {
             consumers.forEach(ConsumerProcess::close);
         }
+    }
+
+    /** Starts the first two consumers and waits until both consume. */
+    private static void startTwo(RedisServerProcess redis, String prefix, List<ConsumerProcess> consumers) {
+        consumers.add(start(redis, prefix, consumers.size()));
+        consumers.add(start(redis, prefix, consumers.size()));
+        consumers.forEach(c -> c.awaitReady(Duration.ofSeconds(90)));
     }
 
     /** A supervisor: two consumers run at all times, each one that dies is replaced, until the job is dead. */
