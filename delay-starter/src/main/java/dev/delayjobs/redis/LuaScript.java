@@ -62,7 +62,8 @@ final class LuaScript {
 
     /**
      * {@link #run} without waiting: the reply completes the future on Redisson's I/O thread. A
-     * NOSCRIPT reply runs the script by its source, as {@link #run} does.
+     * NOSCRIPT reply runs the script by its source, as {@link #run} does. Never throws: a call that
+     * cannot even be sent fails the future.
      */
     <R> CompletableFuture<R> runAsync(RScript script, RScript.Mode mode, RScript.ReturnType returnType, List<Object> keys,
             Object... args) {
@@ -74,7 +75,8 @@ final class LuaScript {
 
     /**
      * Runs the script, then waits for {@code confirmation.replicas()} replicas to have it (one batch:
-     * the script and {@code WAIT} on one connection). Completes with the reply and how many confirmed.
+     * the script and {@code WAIT} on one connection). Completes with the reply and how many confirmed;
+     * like {@link #runAsync}, never throws.
      */
     <R> CompletableFuture<Confirmed<R>> runConfirmedAsync(RedissonClient redisson, RScript.Mode mode,
             RScript.ReturnType returnType, List<Object> keys, ReplicaConfirmation confirmation, Object... args) {
@@ -86,7 +88,15 @@ final class LuaScript {
 
     private static <T> CompletableFuture<T> withSourceOnNoScript(Supplier<CompletableFuture<T>> bySha,
             Supplier<CompletableFuture<T>> bySource) {
-        return bySha.get().exceptionallyCompose(ex -> isNoScript(ex) ? bySource.get() : CompletableFuture.failedFuture(ex));
+        CompletableFuture<T> call;
+        try {
+            call = bySha.get();
+        }
+        catch (RuntimeException ex) {
+            // Redisson refused to send it (shut down, say): the caller waits on the future alone
+            return CompletableFuture.failedFuture(ex);
+        }
+        return call.exceptionallyCompose(ex -> isNoScript(ex) ? bySource.get() : CompletableFuture.failedFuture(ex));
     }
 
     /** Whether {@code failure} is a NOSCRIPT reply; in a batch it may come wrapped. */

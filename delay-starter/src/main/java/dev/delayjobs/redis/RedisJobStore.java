@@ -173,17 +173,12 @@ public final class RedisJobStore {
                 k.control());
         ReplicaConfirmation confirmation = confirmations.apply(queue);
         CompletableFuture<List<Object>> reply;
-        try {
-            if (confirmation.replicas() == 0) {
-                reply = PUBLISH.runAsync(script, Mode.READ_WRITE, ReturnType.LIST, keyList, args);
-            }
-            else {
-                reply = PUBLISH.<List<Object>>runConfirmedAsync(redisson, Mode.READ_WRITE, ReturnType.LIST, keyList,
-                        confirmation, args).thenApply(confirmed -> confirmedReply(queue, jobs.size(), confirmation, confirmed));
-            }
+        if (confirmation.replicas() == 0) {
+            reply = PUBLISH.runAsync(script, Mode.READ_WRITE, ReturnType.LIST, keyList, args);
         }
-        catch (RuntimeException ex) {
-            reply = CompletableFuture.failedFuture(ex);
+        else {
+            reply = PUBLISH.<List<Object>>runConfirmedAsync(redisson, Mode.READ_WRITE, ReturnType.LIST, keyList,
+                    confirmation, args).thenApply(confirmed -> confirmedReply(queue, jobs.size(), confirmation, confirmed));
         }
         return reply.handle((result, failure) -> {
             if (failure != null) {
@@ -314,14 +309,8 @@ public final class RedisJobStore {
      */
     public CompletableFuture<Integer> markStartedAsync(String queue, List<StoredJob> jobs) {
         QueueKeys k = keys(queue);
-        CompletableFuture<Long> reply;
-        try {
-            reply = START.runAsync(script, Mode.READ_WRITE, ReturnType.LONG, k.of(k.jobs()), claimArgs(jobs));
-        }
-        catch (RuntimeException ex) {
-            reply = CompletableFuture.failedFuture(ex);
-        }
-        return reply.thenApply(Long::intValue);
+        return START.<Long>runAsync(script, Mode.READ_WRITE, ReturnType.LONG, k.of(k.jobs()), claimArgs(jobs))
+                .thenApply(Long::intValue);
     }
 
     /**
