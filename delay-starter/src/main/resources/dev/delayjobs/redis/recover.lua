@@ -22,8 +22,8 @@
 -- ARGV[6..] ids to keep
 -- An instance forgotten because its lease ran out keeps its fence: it may be alive (a long pause)
 -- with a claim still on its way, which must stay refused.
--- Returns {jobs sent back to ready, jobs buried, instances removed, the released instance's fence}. Cost: O(H^2) for H held jobs
--- (H is at most the instance's concurrency); independent of the backlog.
+-- Returns {jobs sent back to ready, jobs buried, instances removed, the released instance's fence}. Cost: O(H) for H held jobs
+-- (the instance's running and prefetched jobs); independent of the backlog.
 local now = now_ms()
 local max_attempts = tonumber(ARGV[2])
 local releasing = ARGV[3] ~= ''
@@ -42,10 +42,13 @@ for _, instance in ipairs(instances) do
   local active = ARGV[1] .. instance
   if declared[active] then
     local ids = redis.call('LRANGE', active, 0, -1)
+    -- walked last first, so that both lists below, pushed in this order, keep the held order
+    local kept, back = {}, {}
     for i = #ids, 1, -1 do
       local id = ids[i]
-      if not keep[id] then
-        redis.call('LREM', active, 1, id)
+      if keep[id] then
+        kept[#kept + 1] = id
+      else
         local rec = redis.call('HGET', KEYS[4], id)
         local r = rec and decode(rec)
         if r and r.hold ~= FREE then
@@ -64,12 +67,16 @@ for _, instance in ipairs(instances) do
             redis.call('HINCRBY', KEYS[7], 'dead', 1)
             buried = buried + 1
           else
-            redis.call('LPUSH', KEYS[3], id)
-            requeued = requeued + 1
+            back[#back + 1] = id
           end
         end
       end
     end
+    -- the list rebuilt with the kept ids rather than an LREM per id, which made a release O(H^2)
+    redis.call('DEL', active)
+    if #kept > 0 then call_in_chunks('LPUSH', active, kept) end
+    if #back > 0 then call_in_chunks('LPUSH', KEYS[3], back) end
+    requeued = requeued + #back
     if not releasing or ARGV[4] == '1' then
       redis.call('ZREM', KEYS[1], instance)
       redis.call('HDEL', KEYS[2], instance)

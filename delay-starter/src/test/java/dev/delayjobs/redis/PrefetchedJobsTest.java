@@ -109,18 +109,21 @@ class PrefetchedJobsTest {
 
     @Test
     void gracefulReleaseHandsPrefetchedJobsBackUnspentAndNotSuspect() {
-        publishDue("running", "waiting");
-        claim("i1", 2, 1, LONG_LEASE);
+        publishDue("running", "also-running", "waiting", "waiting-too", "ready-behind");
+        claim("i1", 4, 2, LONG_LEASE);
 
-        Recovery recovery = store.releaseAllBut("q", "i1", List.of("running"));
+        Recovery recovery = store.releaseAllBut("q", "i1", List.of("running", "also-running"));
 
-        assertThat(recovery.requeued()).isEqualTo(1);
+        assertThat(recovery.requeued()).isEqualTo(2);
         JobInfo waiting = store.find("q", "waiting").orElseThrow();
         assertThat(waiting.state()).isEqualTo(JobState.READY);
         assertThat(waiting.attempts()).isZero();
         assertThat(state("running")).isEqualTo(JobState.RUNNING);
-        Claim next = claim("i2", 1, 0, LONG_LEASE);
-        assertThat(next.jobs()).extracting(StoredJob::id).containsExactly("waiting");
+        assertThat(store.stats("q").instances()).as("the jobs still running stay held by i1")
+                .extracting(QueueStats.ConsumerInstance::held).containsExactly(2L);
+        Claim next = claim("i2", 3, 0, LONG_LEASE);
+        assertThat(next.jobs()).as("handed back to the front of ready, in the order they were held")
+                .extracting(StoredJob::id).containsExactly("waiting", "waiting-too", "ready-behind");
         assertThat(next.suspects()).isEmpty();
     }
 
