@@ -104,6 +104,14 @@ class DashboardBrowserTest {
                     assertThat(cell(queue.getKey(), count).getText()).as(queue.getKey() + " " + count)
                             .isEqualTo(queue.getValue().get(count).asString());
                 }
+                int workers = 0;
+                long prefetched = 0;
+                for (JsonNode consumer : queue.getValue().get("consumers")) {
+                    workers += consumer.get("workers").asInt();
+                    prefetched += consumer.get("prefetched").asLong();
+                }
+                assertThat(cell(queue.getKey(), "consumers").getAttribute("title")).as(queue.getKey() + " consumers")
+                        .isEqualTo(workers + " workers, " + prefetched + " jobs prefetched");
             }
         });
         assertThat(cell(ReceiptMails.QUEUE, "dead").getText()).isEqualTo("1");

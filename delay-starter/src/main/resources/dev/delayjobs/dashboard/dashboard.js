@@ -135,6 +135,7 @@
       const v = queues[name];
       const rate = sample.q[name].rate;
       const workers = v.consumers.reduce((sum, c) => sum + c.workers, 0);
+      const prefetched = v.consumers.reduce((sum, c) => sum + c.prefetched, 0);
       const state = v.paused ? 'paused' : (v.consumers.length ? 'consuming' : 'no consumer');
       const text = {
         delayed: v.delayed, ready: v.ready, running: v.running, dead: v.dead, consumers: v.consumers.length,
@@ -144,7 +145,8 @@
       Object.entries(text).forEach(([field, value]) => {
         row.querySelector('[data-field="' + field + '"]').textContent = String(value);
       });
-      row.querySelector('[data-field="consumers"]').title = workers + ' workers';
+      row.querySelector('[data-field="consumers"]').title = workers + ' workers, ' + prefetched + ' jobs prefetched';
+      row.querySelector('[data-field="ready"]').title = prefetched + ' of them prefetched by consumers, not started yet';
       row.querySelector('[data-field="state"]').replaceChildren(el('span', { class: 'badge ' + state.replace(' ', '-') }, state));
       row.className = name === selected ? 'selected' : '';
       const toggle = row.querySelector('button');
