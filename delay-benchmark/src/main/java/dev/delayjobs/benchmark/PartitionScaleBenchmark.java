@@ -269,11 +269,15 @@ public final class PartitionScaleBenchmark {
         }
     }
 
-    /** Empties every master between runs, so that no run inherits another's keys or memory. */
+    /**
+     * Empties every master between runs, so that no run inherits another's keys, memory or loaded
+     * scripts (each run loads its own, as the first did).
+     */
     private static void flushAll(List<RedisServerProcess> masters) {
         for (RedisServerProcess master : masters) {
             try (RespConnection c = new RespConnection(master.host(), master.port(), Duration.ZERO)) {
                 c.call("FLUSHALL");
+                c.call("SCRIPT", "FLUSH");
             }
         }
     }

@@ -141,7 +141,7 @@ final class Claimer {
             controlChangesSeen = gate.changes();
             try {
                 if (held.takeUnknown()) {
-                    claimEpoch = store.releaseAllBut(queue(), watchdog.instanceId(), held.ids()).fence();
+                    releaseAllButHeld();
                 }
                 claim = store.claim(queue(), watchdog.instanceId(), wanted, start, lease, claimEpoch,
                         endpoint.settings().rateLimit(), partition.index(), partition.count());
@@ -213,6 +213,14 @@ final class Claimer {
     }
 
     /**
+     * Hands back whatever Redis says this instance holds beyond the jobs it still runs or buffers;
+     * claims from now on carry the fence that release raised.
+     */
+    private void releaseAllButHeld() {
+        claimEpoch = store.releaseAllBut(queue(), watchdog.instanceId(), held.ids()).fence();
+    }
+
+    /**
      * Hands the jobs waiting in the buffer back to ready, with no attempt spent (the queue was paused,
      * or the container stops). Called by the claimer thread, or once it stopped.
      */
@@ -223,7 +231,7 @@ final class Claimer {
         }
         waiting.forEach(held::remove);
         try {
-            claimEpoch = store.releaseAllBut(queue(), watchdog.instanceId(), held.ids()).fence();
+            releaseAllButHeld();
         }
         catch (RuntimeException ex) {
             // handed back before the next claim, or recovered by other instances after the lease
