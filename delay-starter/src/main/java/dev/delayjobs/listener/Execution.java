@@ -34,6 +34,11 @@ final class Execution {
         this.suspect = suspect;
     }
 
+    /** Whether its outcome is being recorded already: the handler returned or threw, or its timeout fired. */
+    synchronized boolean settled() {
+        return settled;
+    }
+
     synchronized void handlerStarted(Thread thread) {
         handler = thread;
     }

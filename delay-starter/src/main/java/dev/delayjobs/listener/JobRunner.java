@@ -143,7 +143,7 @@ final class JobRunner {
                     continue;
                 }
                 if (next.prefetched && !next.suspect) {
-                    marks.started(next.job);
+                    marks.started(next);
                 }
                 buffer.started();
                 keepsWorker = handle(next);

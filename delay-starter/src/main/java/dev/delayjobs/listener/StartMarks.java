@@ -12,9 +12,12 @@ import dev.delayjobs.redis.StoredJob;
 /**
  * Sends the start marks of one partition's prefetched jobs (start.lua) without holding up their
  * handlers: a mark that finds no call in flight leaves at once, and the marks that arrive while one
- * is in flight go together in the next, sent when its reply arrives. A mark is not retried: one that
- * is lost only makes Redis see the job as not started until its outcome, and a crash meanwhile hands
- * it back as suspect (see recover.lua).
+ * is in flight go together in the next, sent when its reply arrives. A mark whose handler has
+ * already returned (or timed out) by then is dropped: the job's outcome counts its attempt anyway
+ * (see let_go_of_claim in _record.lua), so under load, when handlers outrun the marks, most of them
+ * cost Redis nothing. A mark is not retried: one that is lost or dropped only makes Redis see the
+ * job as not started until its outcome, and a crash meanwhile hands it back as suspect (see
+ * recover.lua).
  */
 final class StartMarks {
 
@@ -24,7 +27,7 @@ final class StartMarks {
 
     private final String queue;
     private final RedisJobStore store;
-    private final List<StoredJob> pending = new ArrayList<>();
+    private final List<Execution> pending = new ArrayList<>();
     private boolean inFlight;
 
     StartMarks(String queue, RedisJobStore store) {
@@ -32,17 +35,19 @@ final class StartMarks {
         this.store = store;
     }
 
-    /** Marks {@code job} started, now or with the next call. */
-    void started(StoredJob job) {
+    /** Marks the job of {@code execution} started, now or with the next call (unless it is settled by then). */
+    void started(Execution execution) {
         List<StoredJob> call;
         synchronized (this) {
-            pending.add(job);
+            pending.add(execution);
             if (inFlight) {
                 return;
             }
             call = nextCall();
         }
-        send(call);
+        if (!call.isEmpty()) {
+            send(call);
+        }
     }
 
     /**
@@ -60,12 +65,21 @@ final class StartMarks {
         }
     }
 
-    /** Takes the next call's marks; under this object's lock. */
+    /**
+     * Takes the next call's marks, leaving out those of jobs already settled; under this object's
+     * lock. Returns an empty list (and no call in flight) when all of them were.
+     */
     private List<StoredJob> nextCall() {
-        int size = Math.min(pending.size(), MAX_BATCH);
-        List<StoredJob> call = new ArrayList<>(pending.subList(0, size));
-        pending.subList(0, size).clear();
-        inFlight = true;
+        List<StoredJob> call = new ArrayList<>();
+        int taken = 0;
+        while (taken < pending.size() && call.size() < MAX_BATCH) {
+            Execution execution = pending.get(taken++);
+            if (!execution.settled()) {
+                call.add(execution.job);
+            }
+        }
+        pending.subList(0, taken).clear();
+        inFlight = !call.isEmpty();
         return call;
     }
 
@@ -78,12 +92,11 @@ final class StartMarks {
             List<StoredJob> next;
             synchronized (this) {
                 inFlight = false;
-                if (pending.isEmpty()) {
-                    return;
-                }
                 next = nextCall();
             }
-            send(next);
+            if (!next.isEmpty()) {
+                send(next);
+            }
         });
     }
 }
