@@ -9,6 +9,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.redisson.api.RedissonClient;
 import org.redisson.api.redisnode.RedisNode;
@@ -29,125 +31,130 @@ import dev.delayjobs.test.TestRedis;
  */
 class PublishCoalescingTest {
 
+    // a Redis of each test's own: the tests freeze it
+    private RedisServerProcess redis;
+    private ConfigurableApplicationContext app;
+    private DelayPublisher publisher;
+
+    @BeforeEach
+    void startRedisAndApp() {
+        redis = RedisServerProcess.start();
+        app = TestApps.run(redis.host(), redis.port(), TestRedis.uniquePrefix(), List.of());
+        publisher = app.getBean(DelayPublisher.class);
+        publisher.publish("mails", "warm-up", Duration.ofHours(1)); // loads the script
+    }
+
+    @AfterEach
+    void stopAppAndRedis() {
+        if (app != null) {
+            app.close();
+        }
+        if (redis != null) {
+            redis.close();
+        }
+    }
+
     @Test
     void callersThatArriveDuringACallShareTheNextOne() throws InterruptedException {
-        try (RedisServerProcess redis = RedisServerProcess.start();
-                ConfigurableApplicationContext app = TestApps.run(redis.host(), redis.port(), TestRedis.uniquePrefix(),
-                        List.of())) {
-            DelayPublisher publisher = app.getBean(DelayPublisher.class);
-            publisher.publish("mails", "warm-up", Duration.ofHours(1)); // loads the script
-            RedissonClient redisson = app.getBean(RedissonClient.class);
-            long callsBefore = scriptCalls(redisson);
+        RedissonClient redisson = app.getBean(RedissonClient.class);
+        long callsBefore = scriptCalls(redisson);
 
-            redis.pause();
-            Map<Integer, String> ids = new ConcurrentHashMap<>();
-            List<Thread> callers = new ArrayList<>();
-            try {
-                for (int i = 0; i < 10; i++) {
-                    int n = i;
-                    Thread caller = new Thread(() -> ids.put(n, publisher.publish("mails", "mail " + n, Duration.ofHours(1),
-                            "mail-" + n)));
-                    caller.start();
-                    callers.add(caller);
-                    if (i == 0) {
-                        // the first caller's call is in flight (Redis frozen): the others line up behind it
-                        await().atMost(Duration.ofSeconds(5)).until(() -> caller.getState() != Thread.State.RUNNABLE);
-                    }
-                }
-                await().atMost(Duration.ofSeconds(5)).until(() -> callers.stream()
-                        .allMatch(t -> t.getState() == Thread.State.WAITING || t.getState() == Thread.State.TIMED_WAITING));
-            }
-            finally {
-                redis.resume();
-            }
-            for (Thread caller : callers) {
-                caller.join(10_000);
-            }
-
-            // counted before the finds below, which are script calls too
-            assertThat(scriptCalls(redisson) - callsBefore).as("script calls for 10 publishes").isEqualTo(2);
-            assertThat(ids).hasSize(10);
+        redis.pause();
+        Map<Integer, String> ids = new ConcurrentHashMap<>();
+        List<Thread> callers = new ArrayList<>();
+        try {
             for (int i = 0; i < 10; i++) {
-                assertThat(ids.get(i)).isEqualTo("mail-" + i);
-                assertThat(publisher.find("mails", "mail-" + i)).get().satisfies(job -> {
-                    assertThat(job.state()).isEqualTo(JobState.DELAYED);
-                });
+                int n = i;
+                Thread caller = new Thread(() -> ids.put(n, publisher.publish("mails", "mail " + n, Duration.ofHours(1),
+                        "mail-" + n)));
+                caller.start();
+                callers.add(caller);
+                if (i == 0) {
+                    // the first caller's call is in flight (Redis frozen): the others line up behind it
+                    await().atMost(Duration.ofSeconds(5)).until(() -> caller.getState() != Thread.State.RUNNABLE);
+                }
             }
+            await().atMost(Duration.ofSeconds(5)).until(() -> callers.stream()
+                    .allMatch(t -> t.getState() == Thread.State.WAITING || t.getState() == Thread.State.TIMED_WAITING));
+        }
+        finally {
+            redis.resume();
+        }
+        for (Thread caller : callers) {
+            caller.join(10_000);
+        }
+
+        // counted before the finds below, which are script calls too
+        assertThat(scriptCalls(redisson) - callsBefore).as("script calls for 10 publishes").isEqualTo(2);
+        assertThat(ids).hasSize(10);
+        for (int i = 0; i < 10; i++) {
+            assertThat(ids.get(i)).isEqualTo("mail-" + i);
+            assertThat(publisher.find("mails", "mail-" + i)).get().satisfies(job -> {
+                assertThat(job.state()).isEqualTo(JobState.DELAYED);
+            });
         }
     }
 
     @Test
     void aCallerInterruptedBeforeItsJobsWentInACallPublishesNothingAndTheOthersGoOn() throws Exception {
-        try (RedisServerProcess redis = RedisServerProcess.start();
-                ConfigurableApplicationContext app = TestApps.run(redis.host(), redis.port(), TestRedis.uniquePrefix(),
-                        List.of())) {
-            DelayPublisher publisher = app.getBean(DelayPublisher.class);
-            publisher.publish("mails", "warm-up", Duration.ofHours(1));
 
-            redis.pause();
-            Map<String, Object> results = new ConcurrentHashMap<>();
-            Thread first = new Thread(() -> results.put("first", publisher.publish("mails", "1", Duration.ofHours(1), "first")));
-            Thread second = new Thread(() -> {
-                try {
-                    results.put("second", publisher.publish("mails", "2", Duration.ofHours(1), "second"));
-                }
-                catch (RuntimeException ex) {
-                    results.put("second", ex);
-                    results.put("second interrupted", Thread.currentThread().isInterrupted());
-                }
-            });
+        redis.pause();
+        Map<String, Object> results = new ConcurrentHashMap<>();
+        Thread first = new Thread(() -> results.put("first", publisher.publish("mails", "1", Duration.ofHours(1), "first")));
+        Thread second = new Thread(() -> {
             try {
-                first.start();
-                await().atMost(Duration.ofSeconds(5)).until(() -> first.getState() != Thread.State.RUNNABLE);
-                second.start();
-                await().atMost(Duration.ofSeconds(5)).until(() -> second.getState() == Thread.State.WAITING);
-                second.interrupt();
-                second.join(5_000);
+                results.put("second", publisher.publish("mails", "2", Duration.ofHours(1), "second"));
             }
-            finally {
-                redis.resume();
+            catch (RuntimeException ex) {
+                results.put("second", ex);
+                results.put("second interrupted", Thread.currentThread().isInterrupted());
             }
-            first.join(10_000);
-
-            assertThat(results.get("second")).isInstanceOf(DelayQueueException.class)
-                    .asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.THROWABLE)
-                    .hasMessageContaining("nothing was published");
-            assertThat(results.get("second interrupted")).as("the interrupt flag is kept").isEqualTo(true);
-            assertThat(results.get("first")).isEqualTo("first");
-            assertThat(publisher.find("mails", "first")).isPresent();
-            assertThat(publisher.find("mails", "second")).isEmpty();
+        });
+        try {
+            first.start();
+            await().atMost(Duration.ofSeconds(5)).until(() -> first.getState() != Thread.State.RUNNABLE);
+            second.start();
+            await().atMost(Duration.ofSeconds(5)).until(() -> second.getState() == Thread.State.WAITING);
+            second.interrupt();
+            second.join(5_000);
         }
+        finally {
+            redis.resume();
+        }
+        first.join(10_000);
+
+        assertThat(results.get("second")).isInstanceOf(DelayQueueException.class)
+                .asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.THROWABLE)
+                .hasMessageContaining("nothing was published");
+        assertThat(results.get("second interrupted")).as("the interrupt flag is kept").isEqualTo(true);
+        assertThat(results.get("first")).isEqualTo("first");
+        assertThat(publisher.find("mails", "first")).isPresent();
+        assertThat(publisher.find("mails", "second")).isEmpty();
     }
 
     @Test
     void sharedCallsStillStoreTheirJobsAfterRedisForgotTheScript() throws InterruptedException {
-        try (RedisServerProcess redis = RedisServerProcess.start();
-                ConfigurableApplicationContext app = TestApps.run(redis.host(), redis.port(), TestRedis.uniquePrefix(),
-                        List.of())) {
-            DelayPublisher publisher = app.getBean(DelayPublisher.class);
-            publisher.publish("mails", "warm-up", Duration.ofHours(1));
-            RedissonClient redisson = app.getBean(RedissonClient.class);
-            // what a restart or SCRIPT FLUSH does: the next EVALSHA gets NOSCRIPT and runs the source
-            redisson.getScript().scriptFlush();
+        RedissonClient redisson = app.getBean(RedissonClient.class);
+        // what a restart or SCRIPT FLUSH does: the next EVALSHA gets NOSCRIPT and runs the source
+        redisson.getScript().scriptFlush();
 
-            List<Thread> callers = new ArrayList<>();
-            Map<Integer, String> ids = new ConcurrentHashMap<>();
-            for (int i = 0; i < 8; i++) {
-                int n = i;
-                Thread caller = new Thread(() -> ids.put(n, publisher.publish("mails", "mail " + n, Duration.ofHours(1),
-                        "flushed-" + n)));
-                caller.start();
-                callers.add(caller);
-            }
-            for (Thread caller : callers) {
-                caller.join(10_000);
-            }
+        List<Thread> callers = new ArrayList<>();
+        Map<Integer, String> ids = new ConcurrentHashMap<>();
+        for (int i = 0; i < 8; i++) {
+            int n = i;
+            Thread caller = new Thread(() -> ids.put(n, publisher.publish("mails", "mail " + n, Duration.ofHours(1),
+                    "flushed-" + n)));
+            caller.start();
+            callers.add(caller);
+        }
+        for (Thread caller : callers) {
+            caller.join(10_000);
+        }
 
-            assertThat(ids).hasSize(8);
-            for (int i = 0; i < 8; i++) {
-                assertThat(publisher.find("mails", "flushed-" + i)).get()
-                        .satisfies(job -> assertThat(job.state()).isEqualTo(JobState.DELAYED));
-            }
+        assertThat(ids).hasSize(8);
+        for (int i = 0; i < 8; i++) {
+            assertThat(publisher.find("mails", "flushed-" + i)).get()
+                    .satisfies(job -> assertThat(job.state()).isEqualTo(JobState.DELAYED));
         }
     }
 
