@@ -62,6 +62,8 @@ public final class FaultSoak {
     private final Map<Fault, Integer> faults = java.util.Collections.synchronizedMap(new EnumMap<>(Fault.class));
     private final List<long[]> faultWindows = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile long lastCrashCheck = System.currentTimeMillis();
+    /** The most jobs seen waiting in consumers' buffers at once (sampled every half second): faults met some. */
+    private long mostPrefetched;
     private int crashes;
     private final List<Fault> deck = new ArrayList<>();
 
@@ -84,7 +86,10 @@ public final class FaultSoak {
         String prefix = TestRedis.uniquePrefix();
         String[] consumerSettings = { "delay.heartbeat-interval=1s", "delay.heartbeat-lease=5s",
                 "delay.sweep-interval=500ms", "delay.consumer.handler-timeout=2s", "delay.consumer.max-attempts=3",
-                "delay.consumer.backoff.initial=200ms", "fault.halt-on=poison-" };
+                "delay.consumer.backoff.initial=200ms", "fault.halt-on=poison-",
+                // a fixed buffer: at the soak's few dozen jobs a second the pace would keep none, and
+                // faults must also meet jobs that wait in a buffer
+                "delay.consumer.prefetch=4" };
         try (RedisServerProcess redis = RedisServerProcess.start("--appendonly", "yes", "--appendfsync", "always");
                 TcpProxy proxy = new TcpProxy(redis.port())) {
             List<ConsumerProcess> consumers = new ArrayList<>();
@@ -119,8 +124,12 @@ public final class FaultSoak {
                     }
                 }, "soak-faults");
                 faulting.start();
-                while (System.currentTimeMillis() < end) {
+                RedisJobStore observer = app.getBean(RedisJobStore.class);
+                for (int step = 0; System.currentTimeMillis() < end; step++) {
                     producer.step();
+                    if (step % 25 == 0) {
+                        observePrefetched(observer);
+                    }
                     Thread.sleep(20);
                 }
                 faulting.join();
@@ -145,6 +154,16 @@ public final class FaultSoak {
             finally {
                 consumers.forEach(ConsumerProcess::close);
             }
+        }
+    }
+
+    private void observePrefetched(RedisJobStore store) {
+        try {
+            long prefetched = store.stats(QUEUE).instances().stream().mapToLong(QueueStats.ConsumerInstance::prefetched).sum();
+            mostPrefetched = Math.max(mostPrefetched, prefetched);
+        }
+        catch (RuntimeException ex) {
+            // Redis down or frozen by a fault: the next sample
         }
     }
 
@@ -315,7 +334,7 @@ public final class FaultSoak {
                     + " cancelled=" + producer.cancelled.size()
                     + " ambiguous=" + producer.ambiguous + " handled=" + byId.size() + " dead=" + dead.size()
                     + " faults=" + new TreeMap<>(faults) + " crashes=" + crashes + " lost=" + lost + " stranded=" + stranded + " early=" + early
-                    + " duplicates=" + duplicates + " unexplained=" + unexplained;
+                    + " duplicates=" + duplicates + " unexplained=" + unexplained + " mostPrefetched=" + mostPrefetched;
             return new Result(figures, violations);
         }
         finally {
@@ -366,7 +385,9 @@ public final class FaultSoak {
                     long startedAt = System.currentTimeMillis();
                     PublishRequest request = PublishRequest.of(work()).delay(delay()).key(key);
                     boolean replace = random.nextBoolean();
-                    boolean running = publisher.find(QUEUE, key).map(job -> job.state() == JobState.RUNNING).orElse(false);
+                    // a prefetched job is held like a running one: the publish keeps it too
+                    boolean running = publisher.find(QUEUE, key)
+                            .map(job -> job.state() == JobState.RUNNING || job.state() == JobState.PREFETCHED).orElse(false);
                     publisher.publish(QUEUE, replace ? request.replaceExisting() : request);
                     keyedPublishedAt.put(key, startedAt);
                     if (running) {
