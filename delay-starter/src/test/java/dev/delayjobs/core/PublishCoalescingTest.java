@@ -64,10 +64,7 @@ class PublishCoalescingTest {
         List<Thread> callers = new ArrayList<>();
         try {
             for (int i = 0; i < 10; i++) {
-                int n = i;
-                Thread caller = new Thread(() -> ids.put(n, publisher.publish("mails", "mail " + n, Duration.ofHours(1),
-                        "mail-" + n)));
-                caller.start();
+                Thread caller = startPublishing(i, "mail-" + i, ids);
                 callers.add(caller);
                 if (i == 0) {
                     // the first caller's call is in flight (Redis frozen): the others line up behind it
@@ -141,11 +138,7 @@ class PublishCoalescingTest {
         List<Thread> callers = new ArrayList<>();
         Map<Integer, String> ids = new ConcurrentHashMap<>();
         for (int i = 0; i < 8; i++) {
-            int n = i;
-            Thread caller = new Thread(() -> ids.put(n, publisher.publish("mails", "mail " + n, Duration.ofHours(1),
-                    "flushed-" + n)));
-            caller.start();
-            callers.add(caller);
+            callers.add(startPublishing(i, "flushed-" + i, ids));
         }
         for (Thread caller : callers) {
             caller.join(10_000);
@@ -156,6 +149,13 @@ class PublishCoalescingTest {
             assertThat(publisher.find("mails", "flushed-" + i)).get()
                     .satisfies(job -> assertThat(job.state()).isEqualTo(JobState.DELAYED));
         }
+    }
+
+    /** Starts a thread that publishes "mail n" under {@code key}, and puts the id it gets under n in {@code ids}. */
+    private Thread startPublishing(int n, String key, Map<Integer, String> ids) {
+        Thread caller = new Thread(() -> ids.put(n, publisher.publish("mails", "mail " + n, Duration.ofHours(1), key)));
+        caller.start();
+        return caller;
     }
 
     /** EVALSHA and EVAL calls the server ran so far. */
