@@ -60,9 +60,9 @@ final class PartitionConsumer {
     /** This partition's share of the queue's prefetch: fixed, or following its workers' pace. */
     private static PrefetchPace prefetchPace(Integer prefetch, int partitions) {
         if (prefetch == null) {
-            return PrefetchPace.adaptive((QueueSettings.MAX_PREFETCH + partitions - 1) / partitions);
+            return PrefetchPace.adaptive(ConsumedPartition.share(QueueSettings.MAX_PREFETCH, partitions));
         }
-        return PrefetchPace.fixed((prefetch + partitions - 1) / partitions);
+        return PrefetchPace.fixed(ConsumedPartition.share(prefetch, partitions));
     }
 
     /** Stops claiming and hands the prefetched jobs back at once; the jobs running go on. */

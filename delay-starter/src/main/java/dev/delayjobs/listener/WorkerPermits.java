@@ -18,7 +18,8 @@ final class WorkerPermits {
 
     WorkerPermits(int concurrency, int partitions) {
         this.free = new Semaphore(concurrency, true);
-        this.share = Math.max(1, (concurrency + partitions - 1) / partitions);
+        // concurrency is at least 1 (QueueSettings), so every share is too
+        this.share = ConsumedPartition.share(concurrency, partitions);
     }
 
     /** Waits for a free worker, then takes more free ones up to the share; returns how many. */
