@@ -226,7 +226,7 @@ final class Claimer {
 
     /**
      * The claim fence refused a claim: its epoch is below {@code fence}, which a hand-back of this
-     * claimer did not set (another start under this instance id did). The next turn hands back what
+     * claimer did not set (another start under this instance id did, most likely). The next turn hands back what
      * this instance holds and claims above that fence, instead of taking the refusal for an empty queue.
      */
     private void refusedByFence(long fence) {
@@ -235,8 +235,8 @@ final class Claimer {
         if (!fenceRefusalLogged && running) {
             fenceRefusalLogged = true;
             logger.warn(partition.describe() + ": a claim of epoch " + epochs.current() + " was refused by the claim fence "
-                    + fence + " of instance " + watchdog.instanceId() + ", which another start under this instance id "
-                    + "raised (two live processes must not share delay.instance-id); claiming above it");
+                    + fence + " of instance " + watchdog.instanceId() + ", which this claimer did not set (is another "
+                    + "process running under the same delay.instance-id? two must not share one); claiming above it");
         }
     }
 
