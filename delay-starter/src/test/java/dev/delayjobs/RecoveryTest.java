@@ -10,7 +10,9 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
+import org.redisson.api.RMap;
 import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Configuration;
 
@@ -133,6 +135,29 @@ class RecoveryTest {
         }
     }
 
+    @Test
+    void aClaimRefusedByTheFenceIsNotTakenForAnEmptyQueue() {
+        String prefix = TestRedis.uniquePrefix();
+        try (ConfigurableApplicationContext app = TestApps.run(prefix, List.of(WorkingHandler.class),
+                "delay.instance-id=pod-f", "delay.heartbeat-lease=60s")) {
+            DelayPublisher publisher = app.getBean(DelayPublisher.class);
+            Recorder recorder = app.getBean(WorkingHandler.class).recorder;
+            publisher.publish("work", new Task(1), Duration.ZERO, "before");
+            await().atMost(Duration.ofSeconds(10)).until(() -> recorder.count("before") == 1);
+
+            // a resent copy of the claimer's last hand-back ran once more and raised the fence past
+            // the epoch the claimer claims with
+            RMap<String, String> fences = app.getBean(RedissonClient.class).getMap(prefix + ":{work}:fences",
+                    StringCodec.INSTANCE);
+            fences.put("pod-f", Long.toString(Long.parseLong(fences.get("pod-f")) + 1));
+            publisher.publish("work", new Task(2), Duration.ZERO, "after");
+
+            // the lease is 60 s: only a claimer that sees the refusal and claims above the fence
+            // runs the job within 10 s
+            await().atMost(Duration.ofSeconds(10)).until(() -> recorder.count("after") == 1);
+        }
+    }
+
     private static boolean entered(StuckHandler stuck) {
         try {
             return stuck.entered.await(10, TimeUnit.SECONDS);
@@ -156,8 +181,8 @@ class RecoveryTest {
             }
             List<String> held = store.claim("work", "pod-0", 3, Duration.ofSeconds(20), 1).jobs().stream()
                     .map(StoredJob::id).toList();
-            for (int i = 0; i < 3; i++) {
-                store.releaseAllBut("work", "pod-0", held);
+            for (int epoch = 2; epoch <= 4; epoch++) {
+                store.releaseAllBut("work", "pod-0", held, epoch);
             }
 
             // its successor under the same id: heartbeats keep pod-0's lease alive, so only a

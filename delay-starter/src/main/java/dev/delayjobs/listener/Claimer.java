@@ -19,14 +19,19 @@ import dev.delayjobs.timer.QueueWatchdog;
  * buffer), and waits when the queue is empty, paused or rate limited, or the buffer is full. With a
  * buffer, the next claim is on its way while the workers run. One claimer per start of the container.
  *
- * <p>Prefetched jobs are handed back to Redis, with no attempt spent, when the queue is paused and
- * when the container stops.
+ * <p>Prefetched jobs are handed back to Redis, with no attempt spent, when the queue is paused, when
+ * a rate limit applies (one set at runtime while the buffer held jobs: they are claimed again
+ * through the rate log), and when the container stops.
  *
  * <p>A claim or an outcome whose reply is lost (a timeout, a dropped connection) leaves jobs held by
  * this live instance that no worker handles: before its next claim the claimer hands those back and
  * raises its claim epoch, which fences off the claims sent before (one that reaches Redis late takes
  * nothing). It does the same at its first turn (what this instance id held before a restart) and
- * once per lease.
+ * once per lease. Each hand-back names the new epoch, so that a resent copy raises the fence no
+ * further; a claim the fence refuses anyway (another start under this instance id raised it) is
+ * followed by a hand-back above that fence, not taken for an empty queue. At shutdown the fence is
+ * raised above every epoch this claimer used ({@link #stopFence()}), so that a claim still on its
+ * way takes nothing.
  */
 final class Claimer {
 
@@ -44,8 +49,9 @@ final class Claimer {
     private final PrefetchBuffer buffer;
     private final Thread thread;
     private volatile boolean running = true;
-    /** Epoch of this claimer's claims, raised with each hand-back (see the class comment). */
-    private long claimEpoch = 1;
+    private final ClaimEpochs epochs = new ClaimEpochs();
+    /** Whether a refusal by the claim fence was logged: it is logged once per start. */
+    private boolean fenceRefusalLogged;
     /** The queue's control changes heard before the last claim, which read the state they made. */
     private long controlChangesSeen;
     /** Whether the last claim said a rate limit applies: claims are then only for free workers. */
@@ -125,8 +131,8 @@ final class Claimer {
                 else {
                     room = buffer.awaitRoom(AWAIT_READY, target);
                     // a full buffer while the queue's control changed since the last claim: a claim of
-                    // nothing reads the new state, so that a pause hands the prefetched jobs back
-                    // without waiting for room
+                    // nothing reads the new state, so that a pause or a rate limit hands the
+                    // prefetched jobs back without waiting for room
                     if (room == 0 && gate.changes() == controlChangesSeen) {
                         continue;
                     }
@@ -143,7 +149,7 @@ final class Claimer {
                 if (held.takeUnknown()) {
                     releaseAllButHeld();
                 }
-                claim = store.claim(queue(), watchdog.instanceId(), wanted, start, lease, claimEpoch,
+                claim = store.claim(queue(), watchdog.instanceId(), wanted, start, lease, epochs.current(),
                         endpoint.settings().rateLimit(), partition.index(), partition.count());
             }
             catch (RuntimeException ex) {
@@ -156,14 +162,20 @@ final class Claimer {
                 }
                 continue;
             }
-            startsOnly = claim.startsOnly();
             if (!deliver(claim, start, room)) {
                 return;
             }
+            if (claim.fenced()) {
+                refusedByFence(claim.fence());
+                continue;
+            }
+            startsOnly = claim.startsOnly();
+            // paused, or rate limited (a limit set at runtime while the buffer held jobs): the jobs
+            // waiting in the buffer go back to ready, to start after the resume, or through the rate log
+            if (claim.paused() || claim.startsOnly()) {
+                handBackPrefetched();
+            }
             if (gate.holdsBack(claim)) {
-                if (claim.paused()) {
-                    handBackPrefetched();
-                }
                 gate.await(claim);
             }
             // fewer than asked for: ready was empty when the claim ran (or held only stale ids), so
@@ -213,11 +225,43 @@ final class Claimer {
     }
 
     /**
-     * Hands back whatever Redis says this instance holds beyond the jobs it still runs or buffers;
-     * claims from now on carry the fence that release raised.
+     * The claim fence refused a claim: its epoch is below {@code fence}, which a hand-back of this
+     * claimer did not set (another start under this instance id did, most likely). The next turn hands back what
+     * this instance holds and claims above that fence, instead of taking the refusal for an empty queue.
+     */
+    private void refusedByFence(long fence) {
+        epochs.fenceSeen(fence);
+        held.markUnknown();
+        if (!fenceRefusalLogged && running) {
+            fenceRefusalLogged = true;
+            logger.warn(partition.describe() + ": a claim of epoch " + epochs.current() + " was refused by the claim fence "
+                    + fence + " of instance " + watchdog.instanceId() + ", which this claimer did not set (is another "
+                    + "process running under the same delay.instance-id? two must not share one); claiming above it");
+        }
+    }
+
+    /**
+     * Hands back whatever Redis says this instance holds beyond the jobs it still runs or buffers,
+     * and raises the claim fence to a new epoch, which the claims from now on carry. A fence found
+     * higher (left by an earlier start under this instance id) is cleared by a second hand-back.
      */
     private void releaseAllButHeld() {
-        claimEpoch = store.releaseAllBut(queue(), watchdog.instanceId(), held.ids()).fence();
+        long epoch = epochs.next();
+        long fence = store.releaseAllBut(queue(), watchdog.instanceId(), held.ids(), epoch).fence();
+        if (fence > epoch) {
+            epochs.fenceSeen(fence);
+            epoch = epochs.next();
+            store.releaseAllBut(queue(), watchdog.instanceId(), held.ids(), epoch);
+        }
+        epochs.claimWith(epoch);
+    }
+
+    /**
+     * The claim fence to set at shutdown, once claiming stopped: above every epoch this claimer
+     * used, so that a claim of it still on its way (one that outlived {@link #stop()}) takes nothing.
+     */
+    long stopFence() {
+        return epochs.stop();
     }
 
     /**

@@ -93,16 +93,18 @@ final class PartitionConsumer {
         acks.stop(Duration.ofSeconds(10));
         // heartbeats stop before the release: one after it would enter this instance again
         watchdog.unwatch(partition.name());
+        // raised, not deleted: a claim of the stopped claimer may still be on its way, and must take nothing
+        long fence = claimer.stopFence();
         try {
             if (handlersFinished) {
-                store.release(partition.name(), watchdog.instanceId());
+                store.release(partition.name(), watchdog.instanceId(), fence);
             }
             else {
                 // handlers ignore the interrupt: handing their jobs back now would run them twice at
                 // once; they stay held, and other instances recover them when the lease expires
                 logger.warn(partition.describe() + ": " + held.size() + " handler(s) ignored the interrupt; "
                         + "their jobs are recovered by other instances when the heartbeat lease expires");
-                store.releaseAllBut(partition.name(), watchdog.instanceId(), held.ids());
+                store.releaseAllBut(partition.name(), watchdog.instanceId(), held.ids(), fence);
             }
         }
         catch (RuntimeException ex) {

@@ -16,7 +16,14 @@ import java.util.Set;
  * @param suspects the ids of the jobs taken that were in the buffer of a consumer that stopped
  *     before their start mark reached Redis: a worker that takes one from a buffer must not run it
  *     before its start mark is recorded ({@link RedisJobStore#markStarted})
+ * @param fence when the instance's claim fence refused this claim (its epoch was below it), that
+ *     fence, and nothing was taken; 0 otherwise
  */
 public record Claim(long serverNow, List<StoredJob> jobs, boolean paused, long rateLimitedForMillis, boolean startsOnly,
-        Set<String> suspects) {
+        Set<String> suspects, long fence) {
+
+    /** Whether the claim fence refused this claim: not an empty queue, but an epoch to raise. */
+    public boolean fenced() {
+        return fence > 0;
+    }
 }

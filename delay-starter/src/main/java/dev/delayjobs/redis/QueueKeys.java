@@ -46,6 +46,11 @@ record QueueKeys(String prefix, String queue) {
         return base() + "fences";
     }
 
+    /** Per instance forgotten (shutdown, lease expiry), when its claim fence may be deleted (see recover.lua). */
+    String forgottenFences() {
+        return base() + "fences-forgotten";
+    }
+
     String activePrefix() {
         return base() + "active:";
     }

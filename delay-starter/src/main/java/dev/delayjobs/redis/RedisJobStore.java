@@ -55,6 +55,12 @@ public final class RedisJobStore {
     private static final LuaScript RECOVER = LuaScript.load("recover");
     private static final LuaScript CANCEL = LuaScript.load("cancel");
     private static final LuaScript RESCHEDULE = LuaScript.load("reschedule");
+    /**
+     * How long the claim fence of a forgotten instance (stopped, or its lease ran out) is kept: far
+     * longer than any claim of it can take to reach Redis, and short enough that the fences of
+     * instance ids that never return do not pile up.
+     */
+    static final Duration FORGOTTEN_FENCE_KEPT = Duration.ofDays(1);
     /** publish.lua's refusal of jobs routed by another partition count than the queue's. */
     private static final Pattern LAYOUT_ERROR = Pattern.compile("LAYOUT (\\d+)");
 
@@ -246,7 +252,8 @@ public final class RedisJobStore {
     /**
      * Takes up to {@code max} ready jobs for {@code instance}; each becomes RUNNING and counts an
      * attempt. {@code epoch} must be at least the fence set by the instance's last
-     * {@link #releaseAllBut}, or the claim takes nothing: a claim whose reply was lost and that
+     * {@link #releaseAllBut} or {@link #release}, or the claim takes nothing and says so
+     * ({@link Claim#fenced()}): a claim whose reply was lost, or whose claimer was stopped, and that
      * reaches Redis only after that release must not take jobs no worker will run. A paused queue
      * gives nothing; a rate limit (the runtime one, else {@code configuredLimit}) caps what starts.
      */
@@ -298,7 +305,10 @@ public final class RedisJobStore {
             }
         }
         long wait = asLong(r.get(1));
-        return new Claim(asLong(r.get(0)), jobs, wait < 0, Math.max(0, wait), asLong(r.get(2)) == 1, suspects);
+        if (wait == -2) {
+            return new Claim(asLong(r.get(0)), List.of(), false, 0, false, Set.of(), asLong(r.get(2)));
+        }
+        return new Claim(asLong(r.get(0)), jobs, wait == -1, Math.max(0, wait), asLong(r.get(2)) == 1, suspects, 0);
     }
 
     /**
@@ -375,39 +385,53 @@ public final class RedisJobStore {
         if (expired.isEmpty()) {
             return new Recovery(0, 0, 0, 0);
         }
-        return recover(queue, maxAttempts, "", false, "0", List.of(), expired);
+        return recover(queue, maxAttempts, "", false, 0, FORGOTTEN_FENCE_KEPT, List.of(), expired);
     }
 
-    /** Hands every job {@code instance} holds back to ready at once and forgets the instance (shutdown). */
-    public Recovery release(String queue, String instance) {
-        return recover(queue, Integer.MAX_VALUE, instance, true, "0", List.of(), List.of(instance));
+    /**
+     * Hands every job {@code instance} holds back to ready at once and forgets the instance
+     * (shutdown), raising its claim fence to {@code fence}: a claim of its stopped claimer that
+     * reaches Redis later (epoch below {@code fence}) takes nothing. The fence is kept for a day
+     * ({@link #FORGOTTEN_FENCE_KEPT}); a start under the same instance id claims above it.
+     */
+    public Recovery release(String queue, String instance, long fence) {
+        return release(queue, instance, fence, FORGOTTEN_FENCE_KEPT);
+    }
+
+    /** {@link #release(String, String, long)}, keeping the forgotten fence for {@code fenceKept}. */
+    Recovery release(String queue, String instance, long fence, Duration fenceKept) {
+        return recover(queue, Integer.MAX_VALUE, instance, true, fence, fenceKept, List.of(), List.of(instance));
     }
 
     /**
      * Hands back the jobs {@code instance} holds but no longer handles (a claim or an ack whose reply
-     * was lost), keeping those in {@code inFlight}, and raises the instance's claim fence by one: a
-     * lost claim may still be waiting to run in Redis, and from now on claims of a lower epoch take
-     * nothing. The returned {@link Recovery#fence()} is the epoch to claim with next. With no
+     * was lost), keeping those in {@code inFlight}, and raises the instance's claim fence to
+     * {@code fence}: a lost claim may still be waiting to run in Redis, and from now on claims of a
+     * lower epoch take nothing. The caller names the new epoch (above the one it claimed with), so
+     * that a resent copy of this call raises the fence no further. The fence never falls: the
+     * returned {@link Recovery#fence()} says where it is, above {@code fence} when an earlier process
+     * under this instance id left it higher (then claim above it after another release). With no
      * {@code inFlight}, this is how a starting container takes over what its instance id held before
      * (a restart under a fixed {@code delay.instance-id}, or stop then start).
      */
-    public Recovery releaseAllBut(String queue, String instance, Collection<String> inFlight) {
-        return recover(queue, Integer.MAX_VALUE, instance, false, "next", inFlight, List.of(instance));
+    public Recovery releaseAllBut(String queue, String instance, Collection<String> inFlight, long fence) {
+        return recover(queue, Integer.MAX_VALUE, instance, false, fence, FORGOTTEN_FENCE_KEPT, inFlight, List.of(instance));
     }
 
     /** @param instances those whose active lists the script may touch (declared keys) */
-    private Recovery recover(String queue, int maxAttempts, String instance, boolean forget, String fence,
-            Collection<String> keep, List<String> instances) {
+    private Recovery recover(String queue, int maxAttempts, String instance, boolean forget, long fence,
+            Duration fenceKept, Collection<String> keep, List<String> instances) {
         QueueKeys k = keys(queue);
-        List<Object> args = new ArrayList<>(5 + keep.size());
+        List<Object> args = new ArrayList<>(6 + keep.size());
         args.add(k.activePrefix());
         args.add(Integer.toString(maxAttempts));
         args.add(instance);
         args.add(forget ? "1" : "0");
-        args.add(fence);
+        args.add(Long.toString(fence));
+        args.add(Long.toString(fenceKept.toMillis()));
         args.addAll(keep);
         List<Object> keys = new ArrayList<>(k.of(k.instances(), k.workers(), k.ready(), k.jobs(), k.dead(), k.errors(),
-                k.stats(), k.claimFences()));
+                k.stats(), k.claimFences(), k.forgottenFences()));
         keys.addAll(QueueReads.activeLists(k, instances));
         List<Object> r = RedisCalls.call("recover jobs of", queue, () -> RECOVER.run(script, Mode.READ_WRITE, ReturnType.LIST, keys,
                 args.toArray()));

@@ -18,9 +18,11 @@
 -- A paused queue (control has 'paused') gives nothing. A rate limit (the runtime one in control, else the
 -- configured one) lets at most `permits` jobs start in any window, all instances together: the rate log
 -- keeps when each of the last window's jobs was claimed.
--- A claim whose epoch is below the instance's fence takes nothing: its reply was lost (the client
--- gave up on it and has since handed back what it did not handle, setting the fence), and it only
--- reaches Redis now, on another connection; the jobs it would take have no worker waiting.
+-- A claim whose epoch is below the instance's fence takes nothing and returns {server now, -2, fence}:
+-- either its reply was lost (the client gave up on it and has since handed back what it did not
+-- handle, setting the fence) and it only reaches Redis now, on another connection, or its claimer
+-- was stopped (shutdown raises the fence); the jobs it would take have no worker waiting. A live
+-- claimer told so claims again above that fence.
 -- The instance is entered in instances if missing (it may have been presumed dead and removed),
 -- so that no active list exists without a lease that would let another instance recover it.
 -- Ready may hold stale ids (a job cancelled, rescheduled or replaced after it became ready): an id
@@ -33,7 +35,8 @@
 -- counts a job when it is claimed, and a prefetched job would start later than counted.
 -- Returns {server now, wait, starts only, id1, record1, id2, record2, ...}, each record as it reads
 -- once the job started (attempts + 1, RUNNING), the started jobs first; wait is 0, -1 when the queue
--- is paused, or the ms until the rate limit lets the next job start when it let no more start now;
+-- is paused, -2 when the fence refused the claim (see above), or the ms until the rate limit lets the
+-- next job start when it let no more start now;
 -- starts only is 1 when a rate limit applies (this claim prefetched nothing), else 0.
 -- Cost: O(n + stale + expired rate log entries), independent of the backlog.
 local wanted = tonumber(ARGV[1])
@@ -41,7 +44,7 @@ local start_now = tonumber(ARGV[10] or ARGV[1])
 local longest = tonumber(ARGV[5])
 local out = { now_ms(), 0, 0 }
 local fence = redis.call('HGET', KEYS[9], ARGV[2])
-if fence and tonumber(fence) > tonumber(ARGV[4]) then return out end
+if fence and tonumber(fence) > tonumber(ARGV[4]) then return { out[1], -2, tonumber(fence) } end
 local prior = replayed(KEYS[10])
 if prior then
   out[1] = prior[1]

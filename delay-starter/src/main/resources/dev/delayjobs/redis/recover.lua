@@ -7,23 +7,27 @@
 -- With ARGV[3] set, releases that one instance's jobs at once, whatever its lease, and buries
 -- none and marks none suspect: at graceful shutdown (ARGV[4] = 1, the instance is forgotten too), or to hand back jobs a
 -- live instance holds but no longer handles, after a claim whose reply was lost (ARGV[4] = 0,
--- the ids in ARGV[5..] are still being handled and stay).
+-- the ids in ARGV[7..] are still being handled and stay).
 -- KEYS[1] instances (zset)   KEYS[2] workers (hash)   KEYS[3] ready (list)   KEYS[4] jobs (hash)
 -- KEYS[5] dead (zset)        KEYS[6] errors (hash)    KEYS[7] stats (hash)   KEYS[8] fences (hash)
--- KEYS[9..] the active:<instance> lists this call may touch: the instance's to release, or those of
+-- KEYS[9] forgotten fences (zset: instance -> when its fence may go)
+-- KEYS[10..] the active:<instance> lists this call may touch: the instance's to release, or those of
 -- the instances the caller found expired in KEYS[1] just before (consumer-instances.lua). An
 -- expired instance whose list is not declared (its lease ran out after that read) is left for the
 -- next call.
 -- ARGV[1] prefix of the active lists
 -- ARGV[2] max attempts   ARGV[3] instance to release, or ''   ARGV[4] forget the instance (0/1)
--- ARGV[5] claim fence: when releasing without forgetting, claims of a lower epoch are refused from
--- now on (see claim.lua); the fence only ever rises. 'next' raises it by one from where it is: a
--- starting container takes over what its instance id held before and claims from that epoch on.
--- ARGV[6..] ids to keep
--- An instance forgotten because its lease ran out keeps its fence: it may be alive (a long pause)
--- with a claim still on its way, which must stay refused.
--- Returns {jobs sent back to ready, jobs buried, instances removed, the released instance's fence}. Cost: O(H) for H held jobs
--- (the instance's running and prefetched jobs); independent of the backlog.
+-- ARGV[5] claim fence, when releasing: claims of a lower epoch are refused from now on (see
+-- claim.lua). The caller names the epoch, so that a resent copy of this call raises the fence no
+-- further; the fence only ever rises (a lower one leaves it as it is, and the reply says where it is).
+-- ARGV[6] ms a forgotten instance's fence is kept   ARGV[7..] ids to keep
+-- An instance forgotten keeps its fence, for ARGV[6] ms: when its lease ran out it may be alive (a
+-- long pause), and at shutdown its claimer may have a claim on its way; either must stay refused. A
+-- release without forgetting (the instance is live) keeps its fence for good again. Every call deletes
+-- up to 100 fences whose time ran out, so fences of instance ids that never return do not pile up.
+-- Returns {jobs sent back to ready, jobs buried, instances removed, the released instance's fence}.
+-- Cost: O(H) for H held jobs (the instance's running and prefetched jobs), plus O(log F) per fence
+-- deleted (at most 100); independent of the backlog.
 local now = now_ms()
 local max_attempts = tonumber(ARGV[2])
 local releasing = ARGV[3] ~= ''
@@ -34,9 +38,10 @@ else
   instances = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, 100)
 end
 local declared = {}
-for i = 9, #KEYS do declared[KEYS[i]] = true end
+for i = 10, #KEYS do declared[KEYS[i]] = true end
 local keep = {}
-for i = 6, #ARGV do keep[ARGV[i]] = true end
+for i = 7, #ARGV do keep[ARGV[i]] = true end
+local fence_kept_until = now + tonumber(ARGV[6])
 local requeued, buried, forgotten, fence = 0, 0, 0, 0
 for _, instance in ipairs(instances) do
   local active = ARGV[1] .. instance
@@ -77,19 +82,27 @@ for _, instance in ipairs(instances) do
     if #kept > 0 then call_in_chunks('LPUSH', active, kept) end
     if #back > 0 then call_in_chunks('LPUSH', KEYS[3], back) end
     requeued = requeued + #back
-    if not releasing or ARGV[4] == '1' then
-      redis.call('ZREM', KEYS[1], instance)
-      redis.call('HDEL', KEYS[2], instance)
-      if releasing then redis.call('HDEL', KEYS[8], instance) end
-      forgotten = forgotten + 1
-    else
+    if releasing then
       fence = tonumber(redis.call('HGET', KEYS[8], instance) or '0')
-      local wanted = ARGV[5] == 'next' and fence + 1 or tonumber(ARGV[5])
+      local wanted = tonumber(ARGV[5])
       if wanted > fence then
         redis.call('HSET', KEYS[8], instance, wanted)
         fence = wanted
       end
     end
+    if not releasing or ARGV[4] == '1' then
+      redis.call('ZREM', KEYS[1], instance)
+      redis.call('HDEL', KEYS[2], instance)
+      if redis.call('HEXISTS', KEYS[8], instance) == 1 then redis.call('ZADD', KEYS[9], fence_kept_until, instance) end
+      forgotten = forgotten + 1
+    else
+      redis.call('ZREM', KEYS[9], instance)
+    end
   end
+end
+local gone = redis.call('ZRANGEBYSCORE', KEYS[9], '-inf', now, 'LIMIT', 0, 100)
+if #gone > 0 then
+  redis.call('HDEL', KEYS[8], unpack(gone))
+  redis.call('ZREM', KEYS[9], unpack(gone))
 end
 return { requeued, buried, forgotten, fence }

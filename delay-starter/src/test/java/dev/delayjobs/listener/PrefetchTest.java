@@ -12,12 +12,15 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
 
 import dev.delayjobs.DelayQueueControl;
 import dev.delayjobs.DelayedHandler;
 import dev.delayjobs.DelayedJob;
 import dev.delayjobs.JobInfo;
 import dev.delayjobs.JobState;
+import dev.delayjobs.RateLimit;
 import dev.delayjobs.redis.QueueStats;
 import dev.delayjobs.redis.RedisJobStore;
 import dev.delayjobs.test.RunningApp;
@@ -47,6 +50,7 @@ class PrefetchTest {
         final HeldHandler shown = new HeldHandler();
         final HeldHandler stopped = new HeldHandler();
         final HeldHandler paused = new HeldHandler();
+        final HeldHandler limited = new HeldHandler();
 
         @DelayedHandler(queue = "shown")
         void shown(DelayedJob<String> job) throws InterruptedException {
@@ -61,6 +65,11 @@ class PrefetchTest {
         @DelayedHandler(queue = "paused")
         void paused(DelayedJob<String> job) throws InterruptedException {
             paused.handle(job);
+        }
+
+        @DelayedHandler(queue = "limited")
+        void limited(DelayedJob<String> job) throws InterruptedException {
+            limited.handle(job);
         }
     }
 
@@ -128,6 +137,35 @@ class PrefetchTest {
         control.resume("paused");
         await().atMost(Duration.ofSeconds(10)).until(() -> handler.started.size() == 3);
         assertThat(handler.started).containsExactly("j0#1", "j1#1", "j2#1");
+    }
+
+    @Test
+    void aRateLimitSetAtRuntimeHandsPrefetchedJobsBackSoTheyStartThroughTheRateLog() {
+        HeldHandler handler = app.handlers().limited;
+        List<String> ids = fillWorkerAndBuffer("limited", handler);
+        DelayQueueControl control = app.context().getBean(DelayQueueControl.class);
+
+        // one start a minute: the two buffered jobs must not both start in it
+        control.setRateLimit("limited", RateLimit.parse("1/1m"));
+        await().atMost(Duration.ofSeconds(5)).until(() -> state("limited", ids.get(1)) == JobState.READY
+                && state("limited", ids.get(2)) == JobState.READY);
+        assertThat(app.publisher().find("limited", ids.get(1)).orElseThrow().attempts()).isZero();
+        handler.release.countDown();
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> handler.started.size() >= 2);
+        // every job started since the limit was set went through the rate log, and no more than it allows
+        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3)).until(() -> handler.started.size() == 2);
+        assertThat(rateLogSize("limited")).as("starts counted in the window").isEqualTo(1);
+        assertThat(handler.started).containsExactly("j0#1", "j1#1");
+        assertThat(state("limited", ids.get(2))).isEqualTo(JobState.READY);
+        control.setRateLimit("limited", null);
+        await().atMost(Duration.ofSeconds(10)).until(() -> handler.started.size() == 3);
+    }
+
+    private static int rateLogSize(String queue) {
+        RedisJobStore store = app.context().getBean(RedisJobStore.class);
+        return app.context().getBean(RedissonClient.class)
+                .getScoredSortedSet(store.prefix() + ":{" + queue + "}:rate-log", StringCodec.INSTANCE).size();
     }
 
     /** Publishes three jobs: the first runs (and is held), the other two wait in the buffer. */

@@ -112,7 +112,7 @@ class PrefetchedJobsTest {
         publishDue("running", "also-running", "waiting", "waiting-too", "ready-behind");
         claim("i1", 4, 2, LONG_LEASE);
 
-        Recovery recovery = store.releaseAllBut("q", "i1", List.of("running", "also-running"));
+        Recovery recovery = store.releaseAllBut("q", "i1", List.of("running", "also-running"), 2);
 
         assertThat(recovery.requeued()).isEqualTo(2);
         JobInfo waiting = store.find("q", "waiting").orElseThrow();

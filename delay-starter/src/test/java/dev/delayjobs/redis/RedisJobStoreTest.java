@@ -11,6 +11,8 @@ import java.util.Optional;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.redisson.api.RMap;
+import org.redisson.api.RScoredSortedSet;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
 
@@ -123,7 +125,7 @@ class RedisJobStoreTest {
         store.publish("q", List.of(new NewJob("handled", true, 0, false, "1"), new NewJob("lost", true, 0, false, "2")));
         store.claim("q", "i1", 2, Duration.ofSeconds(30), 1);
 
-        Recovery recovery = store.releaseAllBut("q", "i1", List.of("handled"));
+        Recovery recovery = store.releaseAllBut("q", "i1", List.of("handled"), 2);
 
         assertThat(recovery.requeued()).isEqualTo(1);
         assertThat(recovery.instances()).as("a live instance stays registered").isZero();
@@ -137,7 +139,7 @@ class RedisJobStoreTest {
         store.publish("q", List.of(new NewJob("k", true, 0, false, "old")));
         StoredJob claimed = store.claim("q", "i1", 1, Duration.ofSeconds(30), 1).jobs().get(0);
         // the claim is lost (instance presumed dead), the job handed back, then replaced by a new publish
-        store.release("q", "i1");
+        store.release("q", "i1", 2);
         store.publish("q", List.of(new NewJob("k", true, 3_600_000, true, "new")));
 
         assertThat(store.ack("q", "i1", List.of(claimed))).isZero();
@@ -202,13 +204,16 @@ class RedisJobStoreTest {
     @Test
     void aClaimThatReachesRedisAfterTheHandBackThatFollowedItsLostReplyTakesNothing() {
         store.publish("q", List.of(new NewJob("a", true, 0, false, "1"), new NewJob("b", true, 0, false, "2")));
-        long epoch = store.releaseAllBut("q", "i1", List.of()).fence(); // the container starts: epoch 1
+        long epoch = store.releaseAllBut("q", "i1", List.of(), 1).fence(); // the container starts: epoch 1
         assertThat(epoch).isEqualTo(1);
         // the claimer gave up on a claim of that epoch and handed back what it held, fencing it off
-        assertThat(store.releaseAllBut("q", "i1", List.of()).fence()).isEqualTo(2);
+        assertThat(store.releaseAllBut("q", "i1", List.of(), 2).fence()).isEqualTo(2);
 
-        // the lost claim only reaches Redis now, on another connection
-        assertThat(store.claim("q", "i1", 2, Duration.ofSeconds(30), epoch).jobs()).isEmpty();
+        // the lost claim only reaches Redis now, on another connection: refused, and it says so
+        Claim late = store.claim("q", "i1", 2, Duration.ofSeconds(30), epoch);
+        assertThat(late.jobs()).isEmpty();
+        assertThat(late.fenced()).isTrue();
+        assertThat(late.fence()).isEqualTo(2);
         assertThat(store.find("q", "a").orElseThrow().state()).isEqualTo(JobState.READY);
         assertThat(redisson.getList(keys.active("i1"), StringCodec.INSTANCE).size()).isZero();
 
@@ -224,18 +229,70 @@ class RedisJobStoreTest {
     @Test
     void aStartingContainerTakesOverWhatItsInstanceIdHeldAndClaimsAboveItsFence() {
         store.publish("q", List.of(new NewJob("a", true, 0, false, "1"), new NewJob("b", true, 0, false, "2")));
-        // the process before: claimed both, then lost a claim reply and raised its fence to 5
+        // the process before: claimed both, then lost claim replies and raised its fence to 5
         store.claim("q", "pod-0", 2, Duration.ofSeconds(30), 1);
-        for (int i = 0; i < 5; i++) {
-            store.releaseAllBut("q", "pod-0", List.of("a", "b"));
+        for (int epoch = 2; epoch <= 5; epoch++) {
+            store.releaseAllBut("q", "pod-0", List.of("a", "b"), epoch);
         }
-        // it died; its successor under the same id heartbeats the same id, so no lease ever expires
-        Recovery takeOver = store.releaseAllBut("q", "pod-0", List.of());
-
+        // it died; its successor under the same id heartbeats the same id, so no lease ever expires;
+        // its first hand-back names epoch 1, and learns that the fence is higher
+        Recovery takeOver = store.releaseAllBut("q", "pod-0", List.of(), 1);
         assertThat(takeOver.requeued()).isEqualTo(2);
-        assertThat(takeOver.fence()).isEqualTo(6);
-        assertThat(store.claim("q", "pod-0", 2, Duration.ofSeconds(30), takeOver.fence()).jobs())
+        assertThat(takeOver.fence()).as("a fence never falls").isEqualTo(5);
+        assertThat(store.claim("q", "pod-0", 2, Duration.ofSeconds(30), 1).fenced()).isTrue();
+
+        // so it hands back again above it, and claims from there
+        assertThat(store.releaseAllBut("q", "pod-0", List.of(), 6).fence()).isEqualTo(6);
+        assertThat(store.claim("q", "pod-0", 2, Duration.ofSeconds(30), 6).jobs())
                 .extracting(StoredJob::id).containsExactlyInAnyOrder("a", "b");
+    }
+
+    @Test
+    void aClaimThatReachesRedisAfterAGracefulShutdownTakesNothing() {
+        store.publish("q", List.of(new NewJob("a", true, 0, false, "1")));
+        long epoch = store.releaseAllBut("q", "i1", List.of(), 1).fence();
+        // the container stops; its claimer outlived the join with a claim of that epoch on its way
+        store.release("q", "i1", epoch + 1);
+
+        Claim late = store.claim("q", "i1", 1, Duration.ofSeconds(30), epoch);
+        assertThat(late.jobs()).isEmpty();
+        assertThat(late.fenced()).isTrue();
+        assertThat(store.find("q", "a").orElseThrow().state()).isEqualTo(JobState.READY);
+        assertThat(store.stats("q").instances()).as("the stopped instance is not entered again").isEmpty();
+
+        // a start under the same instance id learns the fence at its first hand-back, and claims above it
+        assertThat(store.releaseAllBut("q", "i1", List.of(), 1).fence()).isEqualTo(epoch + 1);
+        store.releaseAllBut("q", "i1", List.of(), epoch + 2);
+        assertThat(store.claim("q", "i1", 1, Duration.ofSeconds(30), epoch + 2).jobs()).extracting(StoredJob::id)
+                .containsExactly("a");
+    }
+
+    @Test
+    void theFenceOfAForgottenInstanceIsKeptForItsTimeThenDeleted() {
+        RMap<String, String> fences = redisson.getMap(keys.claimFences(), StringCodec.INSTANCE);
+        RScoredSortedSet<String> forgotten = redisson.getScoredSortedSet(keys.forgottenFences(), StringCodec.INSTANCE);
+        // one instance's lease runs out, another stops: both fences stay, each for a day
+        store.releaseAllBut("q", "crashed", List.of(), 1);
+        store.claim("q", "crashed", 1, Duration.ofMillis(100), 1);
+        await().atMost(Duration.ofSeconds(5)).until(() -> store.recoverExpired("q", 5).instances() == 1);
+        store.release("q", "stopped", 3);
+        assertThat(fences.readAllMap()).containsOnlyKeys("crashed", "stopped");
+        long now = serverNow();
+        assertThat(forgotten.getScore("crashed")).isGreaterThan(now + Duration.ofHours(23).toMillis());
+        assertThat(forgotten.getScore("stopped")).isGreaterThan(now + Duration.ofHours(23).toMillis());
+
+        // one that comes back (a restart under its id) keeps its fence for good again
+        store.releaseAllBut("q", "crashed", List.of(), 2);
+        assertThat(forgotten.contains("crashed")).isFalse();
+
+        // a fence whose time ran out goes at the next release of any instance
+        store.release("q", "gone", 4, Duration.ofMillis(1));
+        await().atMost(Duration.ofSeconds(5)).until(() -> {
+            store.releaseAllBut("q", "live", List.of(), 1);
+            return !fences.containsKey("gone");
+        });
+        assertThat(forgotten.contains("gone")).isFalse();
+        assertThat(fences.readAllMap()).containsOnlyKeys("crashed", "stopped", "live");
     }
 
     private long serverNow() {
@@ -248,7 +305,7 @@ class RedisJobStoreTest {
     void anAckBatchHoldingAnOldAndTheCurrentClaimOfOneJobFinishesTheCurrentOne() {
         store.publish("q", List.of(new NewJob("j", true, 0, false, "1")));
         StoredJob first = store.claim("q", "i1", 1, Duration.ofSeconds(10), 1).jobs().get(0);
-        store.releaseAllBut("q", "i1", List.of()); // its reply was "lost": handed back, claimed again
+        store.releaseAllBut("q", "i1", List.of(), 2); // its reply was "lost": handed back, claimed again
         StoredJob second = store.claim("q", "i1", 1, Duration.ofSeconds(10), 2).jobs().get(0);
         assertThat(second.attempts()).isEqualTo(2);
 

@@ -68,6 +68,18 @@ class ResentScriptTest {
     }
 
     @Test
+    void aResentHandBackRaisesTheFenceOnlyOnce() {
+        store.publish("q", List.of(new NewJob("a", true, 0, false, "1")));
+        long epoch = store.releaseAllBut("q", "i1", List.of(), 1).fence();
+        // the copy Redisson resent runs too, after the first run's reply was kept
+        store.releaseAllBut("q", "i1", List.of(), 1);
+
+        Claim claim = store.claim("q", "i1", 1, Duration.ofSeconds(10), epoch);
+        assertThat(claim.fenced()).as("the epoch the reply gave still claims").isFalse();
+        assertThat(claim.jobs()).extracting(StoredJob::id).containsExactly("a");
+    }
+
+    @Test
     void aResentCancelAnswersThatItCancelled() {
         store.publish("q", List.of(new NewJob("a", true, 60_000, false, "1")));
         List<Object> keys = k.of(k.jobs(), k.delayed(), k.dead(), k.errors(), k.request("x-1"));

@@ -97,7 +97,7 @@ class TlsTest {
         try (ChannelSubscription wake = store.subscribeWake("q", due -> woken[0] = due)) {
             store.publish("q", List.of(new NewJob("later", true, 60_000, false, "1"), new NewJob("now", true, 0, false, "2")));
             assertThat(store.find("q", "later").orElseThrow().state()).isEqualTo(JobState.DELAYED);
-            StoredJob job = store.claim("q", "i1", 1, Duration.ofSeconds(10), store.releaseAllBut("q", "i1", List.of()).fence())
+            StoredJob job = store.claim("q", "i1", 1, Duration.ofSeconds(10), store.releaseAllBut("q", "i1", List.of(), 1).fence())
                     .jobs().get(0);
             assertThat(job.id()).isEqualTo("now");
             assertThat(store.ack("q", "i1", List.of(job))).isEqualTo(1);
