@@ -33,6 +33,8 @@ public class DelayQueuesEndpoint {
 
     static final int DEFAULT_PAGE_SIZE = 20;
     static final int MAX_PAGE_SIZE = 500;
+    /** How deep pages by number reach: each partition of the queue reads its newest (page + 1) * size dead jobs. */
+    static final int MAX_PAGE_DEPTH = DeadJobs.MAX_PAGE;
 
     private final PartitionedQueues store;
     private final ListenerContainerRegistry registry;
@@ -62,24 +64,52 @@ public class DelayQueuesEndpoint {
         return new QueuesReport(queues);
     }
 
-    /** One queue and a page of its dead jobs, newest first; {@code null} (404) for an unknown queue. */
+    /**
+     * One queue and a page of its dead jobs, newest first; {@code null} (404) for an unknown queue.
+     * {@code page} numbers pages of {@code size} jobs from the newest, down to the
+     * {@value #MAX_PAGE_DEPTH} newest; {@code after} (the {@code next} of the previous page) goes on
+     * from where a page ended, as deep as the dead set goes, at the same cost per page.
+     */
     @ReadOperation
-    public @Nullable QueueReport queue(@Selector String queue, @Nullable Integer page, @Nullable Integer size) {
+    public @Nullable QueueReport queue(@Selector String queue, @Nullable Integer page, @Nullable Integer size,
+            @Nullable String after) {
         if (!isKnown(queue)) {
             return null;
         }
-        int pageNumber = page == null ? 0 : page;
         int pageSize = size == null ? DEFAULT_PAGE_SIZE : size;
-        if (pageNumber < 0 || pageSize < 1 || pageSize > MAX_PAGE_SIZE) {
-            throw new InvalidEndpointRequestException("page must be >= 0 and size between 1 and " + MAX_PAGE_SIZE,
-                    "invalid page or size");
+        if (pageSize < 1 || pageSize > MAX_PAGE_SIZE) {
+            throw new InvalidEndpointRequestException("size must be between 1 and " + MAX_PAGE_SIZE + ", was " + pageSize,
+                    "invalid size");
         }
-        DeadJobs.Page dead = store.deadPage(queue, pageNumber * pageSize, pageSize);
+        DeadJobs.Page dead;
+        if (after != null) {
+            if (page != null) {
+                throw new InvalidEndpointRequestException("give either page or after, not both", "page and after");
+            }
+            DeadJobs.Cursor cursor;
+            try {
+                cursor = DeadJobs.Cursor.parse(after);
+            }
+            catch (IllegalArgumentException ex) {
+                throw new InvalidEndpointRequestException("after: " + ex.getMessage(), "invalid after");
+            }
+            dead = store.deadPageAfter(queue, cursor, pageSize);
+        }
+        else {
+            int pageNumber = page == null ? 0 : page;
+            if (pageNumber < 0 || (pageNumber + 1L) * pageSize > MAX_PAGE_DEPTH) {
+                throw new InvalidEndpointRequestException("page " + pageNumber + " of size " + pageSize + " is out of reach: "
+                        + "pages by number reach the " + MAX_PAGE_DEPTH + " newest dead jobs ((page + 1) * size <= "
+                        + MAX_PAGE_DEPTH + "); read further with after=<the 'next' of the previous page>", "page too deep");
+            }
+            dead = store.deadPage(queue, pageNumber * pageSize, pageSize);
+        }
         List<DeadJobView> jobs = dead.jobs().stream()
                 .map(j -> new DeadJobView(j.id(), j.attempts(), j.lastError(), Instant.ofEpochMilli(j.diedAt())))
                 .toList();
-        return new QueueReport(queue, view(queue),
-                new DeadJobsPage(pageNumber, pageSize, dead.total(), jobs));
+        String next = dead.jobs().size() < pageSize ? null : DeadJobs.Cursor.of(dead.jobs().get(pageSize - 1)).toString();
+        return new QueueReport(queue, view(queue), new DeadJobsPage(after != null ? null : (page == null ? 0 : page),
+                pageSize, dead.total(), jobs, next));
     }
 
     /**
@@ -201,8 +231,13 @@ public class DelayQueuesEndpoint {
     public record QueueReport(String queue, QueueView stats, DeadJobsPage dead) {
     }
 
-    /** A page of dead jobs, newest first. */
-    public record DeadJobsPage(int page, int size, long total, List<DeadJobView> jobs) {
+    /**
+     * A page of dead jobs, newest first: {@code page} is its number, null when read with
+     * {@code after}; {@code next} is what to pass as {@code after} for the page that follows, null
+     * when this one is not full.
+     */
+    public record DeadJobsPage(@Nullable Integer page, int size, long total, List<DeadJobView> jobs,
+            @Nullable String next) {
     }
 
     /** A dead job. */

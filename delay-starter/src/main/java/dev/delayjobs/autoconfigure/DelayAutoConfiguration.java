@@ -87,8 +87,8 @@ public final class DelayAutoConfiguration {
     /** The partition layout of each queue; those configured are declared (checked and recorded) here, at startup. */
     @Bean
     @ConditionalOnMissingBean
-    QueueLayouts delayQueueLayouts(RedissonClient redisson, RedisJobStore store, ConfiguredSettings settings) {
-        QueueLayouts layouts = new QueueLayouts(store, new QueueLayoutStore(redisson, settings.keyPrefix()),
+    QueueLayouts delayQueueLayouts(RedissonClient redisson, ConfiguredSettings settings) {
+        QueueLayouts layouts = new QueueLayouts(new QueueLayoutStore(redisson, settings.keyPrefix()),
                 settings.partitions(), settings.instanceId());
         layouts.declareConfigured();
         return layouts;

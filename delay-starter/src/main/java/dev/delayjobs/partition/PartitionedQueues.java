@@ -1,7 +1,6 @@
 package dev.delayjobs.partition;
 
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -9,6 +8,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.function.Predicate;
+
+import org.jspecify.annotations.Nullable;
 
 import dev.delayjobs.JobInfo;
 import dev.delayjobs.redis.DeadJob;
@@ -84,21 +85,48 @@ public final class PartitionedQueues {
         return PartitionedStats.of(partitions);
     }
 
-    /** A page of the queue's dead set, newest first over all partitions, and its size. */
+    /**
+     * A page of the queue's dead set, newest first over all partitions, and its size: the
+     * {@code count} jobs after the {@code offset} newest. Each partition is read from its newest
+     * job, so {@code offset + count} is at most {@link DeadJobs#MAX_PAGE}; {@link #deadPageAfter}
+     * reads further.
+     * @throws IllegalArgumentException when {@code offset + count} exceeds {@link DeadJobs#MAX_PAGE}
+     */
     public DeadJobs.Page deadPage(String queue, int offset, int count) {
+        if (offset < 0 || count < 1 || (long) offset + count > DeadJobs.MAX_PAGE) {
+            throw new IllegalArgumentException("a page of dead jobs by offset reaches at most the " + DeadJobs.MAX_PAGE
+                    + " newest (offset " + offset + " + count " + count + "); read further from a cursor");
+        }
         QueueLayout layout = layout(queue);
         if (layout.size() == 1) {
             return store.deadJobs().page(queue, offset, count);
         }
+        // the page may hold the first offset + count of any partition
+        return merged(layout, partition -> store.deadJobs().page(partition, 0, offset + count), offset, count);
+    }
+
+    /**
+     * Up to {@code count} dead jobs of the queue that come after {@code after} (from the newest when
+     * null), newest first over all partitions, and the size of the dead set: one call per partition,
+     * each reading at most {@code count} jobs however deep the cursor is.
+     */
+    public DeadJobs.Page deadPageAfter(String queue, DeadJobs.@Nullable Cursor after, int count) {
+        QueueLayout layout = layout(queue);
+        if (layout.size() == 1) {
+            return store.deadJobs().pageAfter(queue, after, count);
+        }
+        return merged(layout, partition -> store.deadJobs().pageAfter(partition, after, count), 0, count);
+    }
+
+    private static DeadJobs.Page merged(QueueLayout layout, Function<String, DeadJobs.Page> read, int offset, int count) {
         long total = 0;
         List<DeadJob> merged = new ArrayList<>();
         for (String partition : layout.partitions()) {
-            // the page may hold the first offset + count of any partition
-            DeadJobs.Page page = store.deadJobs().page(partition, 0, offset + count);
+            DeadJobs.Page page = read.apply(partition);
             total += page.total();
             merged.addAll(page.jobs());
         }
-        merged.sort(Comparator.comparingLong(DeadJob::diedAt).reversed().thenComparing(DeadJob::id));
+        merged.sort(DeadJobs.NEWEST_FIRST);
         List<DeadJob> jobs = merged.subList(Math.min(offset, merged.size()), Math.min(offset + count, merged.size()));
         return new DeadJobs.Page(total, List.copyOf(jobs));
     }

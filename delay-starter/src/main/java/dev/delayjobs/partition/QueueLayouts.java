@@ -8,8 +8,6 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import dev.delayjobs.redis.QueueLayoutStore;
-import dev.delayjobs.redis.QueueStats;
-import dev.delayjobs.redis.RedisJobStore;
 
 /**
  * The partition layout of each queue this application uses. Redis records how many partitions a
@@ -23,7 +21,6 @@ public final class QueueLayouts {
 
     private static final Log logger = LogFactory.getLog(QueueLayouts.class);
 
-    private final RedisJobStore store;
     private final QueueLayoutStore layouts;
     private final Map<String, Integer> configured;
     private final String instanceId;
@@ -33,13 +30,14 @@ public final class QueueLayouts {
     private static final long RECHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final Map<String, Known> known = new ConcurrentHashMap<>();
+    /** Run by {@link #declare} between the check of the old layout and the record of the new one (tests drive races here). */
+    private volatile Runnable beforeRecord = () -> { };
 
     /**
      * @param configured the partition count configured per queue ({@code delay.queues.<q>.partitions})
      * @param instanceId this instance's id: its own lease from an earlier run does not count as a live consumer
      */
-    public QueueLayouts(RedisJobStore store, QueueLayoutStore layouts, Map<String, Integer> configured, String instanceId) {
-        this.store = store;
+    public QueueLayouts(QueueLayoutStore layouts, Map<String, Integer> configured, String instanceId) {
         this.layouts = layouts;
         this.configured = Map.copyOf(configured);
         this.instanceId = instanceId;
@@ -112,13 +110,17 @@ public final class QueueLayouts {
         }
         int recorded = layouts.recorded(queue);
         if (recorded != wanted) {
-            refuseIfInUse(queue, recorded, wanted);
+            // the old partitions are closed to publishes and checked in one call each, so that none
+            // routed by the old count can slip in between the check and the record
+            refuseIfInUse(queue, recorded, wanted, layouts.close(queue, wanted, recorded, instanceId));
+            beforeRecord.run();
             logger.info("Queue '" + queue + "': laid out in " + wanted + " partition(s), was " + recorded
                     + " (nothing was left under the old layout)");
             layouts.record(queue, wanted, recorded);
         }
-        else if (wanted > 1) {
-            // recorded already; told again so that partitions created since (a flushed node) know it too
+        else {
+            // recorded already; told again so that partitions created since (a flushed node), or left
+            // closed by a change interrupted half-way, know it too
             layouts.record(queue, wanted, wanted);
         }
         QueueLayout layout = layoutOf(queue, wanted);
@@ -126,17 +128,21 @@ public final class QueueLayouts {
         return layout;
     }
 
-    private void refuseIfInUse(String queue, int recorded, int wanted) {
-        long pending = 0;
-        long dead = 0;
-        long consumers = 0;
-        for (String partition : QueueLayoutStore.partitionNames(queue, recorded)) {
-            QueueStats stats = store.stats(partition);
-            pending += stats.delayed() + stats.ready() + stats.running();
-            dead += stats.dead();
-            consumers += stats.instances().stream()
-                    .filter(i -> !i.id().equals(instanceId) && i.leaseDeadline() > stats.serverNow()).count();
+    /** For tests: {@code hook} runs in {@link #declare} after the old layout was checked, before the new one is recorded. */
+    void beforeRecord(Runnable hook) {
+        this.beforeRecord = hook;
+    }
+
+    private static void refuseIfInUse(String queue, int recorded, int wanted, QueueLayoutStore.InUse found) {
+        if (found.otherChange() != null) {
+            throw new PartitionLayoutException("Queue '" + queue + "' is laid out in " + recorded + " partition(s) in "
+                    + "Redis, and this application asks for " + wanted + " (delay.queues." + queue + ".partitions), but "
+                    + "another application is laying it out anew at the same time (" + found.otherChange() + ").",
+                    "Start the applications that change the count of a queue one at a time, all with the same count.");
         }
+        long pending = found.waiting();
+        long dead = found.dead();
+        long consumers = found.consumers();
         if (pending > 0 || dead > 0 || consumers > 0) {
             throw new PartitionLayoutException("Queue '" + queue + "' is laid out in " + recorded + " partition(s) in "
                     + "Redis, and this application asks for " + wanted + " (delay.queues." + queue + ".partitions). Under the "

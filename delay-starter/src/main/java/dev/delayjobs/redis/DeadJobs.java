@@ -1,10 +1,14 @@
 package dev.delayjobs.redis;
 
 import java.time.Duration;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.function.ToLongFunction;
 
+import org.jspecify.annotations.Nullable;
 import org.redisson.api.RScript;
 import org.redisson.api.RScript.Mode;
 import org.redisson.api.RScript.ReturnType;
@@ -34,11 +38,36 @@ public final class DeadJobs {
         this.deadCount = deadCount;
     }
 
-    /** A page of the dead set, newest first, and the size of the whole set. */
+    /** The most dead jobs one call reads (dead-page.lua refuses more). */
+    public static final int MAX_PAGE = 1000;
+
+    /** Newest first: died-at time descending, then id descending byte by byte, as dead-page.lua orders them. */
+    public static final Comparator<DeadJob> NEWEST_FIRST = Comparator.comparingLong(DeadJob::diedAt).reversed()
+            .thenComparing((a, b) -> Arrays.compareUnsigned(b.id().getBytes(StandardCharsets.UTF_8),
+                    a.id().getBytes(StandardCharsets.UTF_8)));
+
+    /** Up to {@code count} dead jobs after skipping the {@code offset} newest, and the size of the whole set. */
     public Page page(String queue, int offset, int count) {
+        return page(queue, count, Integer.toString(offset), "", "");
+    }
+
+    /**
+     * Up to {@code count} dead jobs that come after {@code after} (newest first), whether that job is
+     * still dead or not; from the newest when {@code after} is null.
+     */
+    public Page pageAfter(String queue, @Nullable Cursor after, int count) {
+        return after == null ? page(queue, 0, count)
+                : page(queue, count, "0", Long.toString(after.diedAt()), after.id());
+    }
+
+    private Page page(String queue, int count, String offset, String afterDiedAt, String afterId) {
+        if (count < 1 || count > MAX_PAGE) {
+            throw new IllegalArgumentException("a page of dead jobs holds 1 to " + MAX_PAGE + " jobs, not " + count);
+        }
         QueueKeys k = keys(queue);
         List<Object> r = RedisCalls.call("list dead jobs of", queue, () -> DEAD_PAGE.run(script, Mode.READ_WRITE,
-                ReturnType.LIST, k.of(k.dead(), k.jobs(), k.errors()), Integer.toString(offset), Integer.toString(count)));
+                ReturnType.LIST, k.of(k.dead(), k.jobs(), k.errors()), Integer.toString(count), offset, afterDiedAt,
+                afterId));
         List<DeadJob> jobs = new ArrayList<>();
         for (int i = 1; i + 3 < r.size(); i += 4) {
             String error = (String) r.get(i + 3);
@@ -50,6 +79,37 @@ public final class DeadJobs {
 
     /** A page of dead jobs and the size of the dead set. */
     public record Page(long total, List<DeadJob> jobs) {
+    }
+
+    /**
+     * Where a page of dead jobs ended: the died-at time and id of its last job. Written
+     * {@code <died at millis>:<id>}.
+     */
+    public record Cursor(long diedAt, String id) {
+
+        public static Cursor of(DeadJob job) {
+            return new Cursor(job.diedAt(), job.id());
+        }
+
+        /** @throws IllegalArgumentException when {@code text} is not {@code <died at millis>:<id>} */
+        public static Cursor parse(String text) {
+            int colon = text.indexOf(':');
+            try {
+                if (colon > 0 && colon < text.length() - 1) {
+                    return new Cursor(Long.parseLong(text.substring(0, colon)), text.substring(colon + 1));
+                }
+            }
+            catch (NumberFormatException ex) {
+                // reported below
+            }
+            throw new IllegalArgumentException("'" + text + "' is no dead-job cursor: use <died at millis>:<job id>, "
+                    + "as the previous page's 'next' gives it");
+        }
+
+        @Override
+        public String toString() {
+            return diedAt + ":" + id;
+        }
     }
 
     /** Gives dead jobs a fresh start (attempts reset, due now); {@code ids} empty means all of them. */

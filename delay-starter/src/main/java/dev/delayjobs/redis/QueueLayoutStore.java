@@ -3,6 +3,7 @@ package dev.delayjobs.redis;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
 import org.redisson.api.RScript;
 import org.redisson.api.RScript.Mode;
 import org.redisson.api.RScript.ReturnType;
@@ -28,6 +29,7 @@ public final class QueueLayoutStore {
     private static final int SLOTS = 16384;
     private static final LuaScript RECORD_LAYOUT = LuaScript.load("record-layout");
     private static final LuaScript RECORDED_LAYOUT = LuaScript.load("recorded-layout");
+    private static final LuaScript CLOSE_LAYOUT = LuaScript.load("close-layout");
 
     private final RScript script;
     private final String prefix;
@@ -73,6 +75,80 @@ public final class QueueLayoutStore {
         String n = RedisCalls.call("read the partition layout of", queue, () -> RECORDED_LAYOUT.run(script,
                 Mode.READ_WRITE, ReturnType.STRING, List.of(registry()), queue));
         return n == null ? 1 : Integer.parseInt(n);
+    }
+
+    /**
+     * The first step of laying {@code queue} out in {@code partitions} partitions instead of
+     * {@code previous}: closes the partitions of the new layout to publishes until it is recorded,
+     * then each partition of the old layout to publishes routed by the old count, checking in the
+     * same call that it holds no job and has no live consumer but {@code instanceId}. When anything
+     * is found, every partition is opened to publishes routed by the old count again and what was
+     * found is returned; otherwise the old partitions stay closed and the caller {@link #record}s
+     * the change.
+     */
+    public InUse close(String queue, int partitions, int previous, String instanceId) {
+        List<String> old = partitionNames(queue, previous);
+        List<String> closed = new ArrayList<>();
+        InUse found = new InUse(0, 0, 0, null);
+        try {
+            for (String name : partitionNames(queue, partitions)) {
+                InUse busy = old.contains(name) ? null : close(queue, name, partitions, previous, "new", instanceId);
+                if (busy != null) {
+                    return busy;
+                }
+            }
+            for (String name : old) {
+                InUse left = close(queue, name, partitions, previous, "old", instanceId);
+                if (left == null) {
+                    closed.add(name);
+                }
+                else {
+                    found = found.plus(left);
+                }
+            }
+        }
+        finally {
+            if (found.any() || closed.size() < old.size()) {
+                // refused, or failed on the way: the old layout takes publishes again
+                for (String name : closed) {
+                    RedisCalls.call("reopen the partition layout of", queue, () -> setCount(name, previous));
+                }
+            }
+        }
+        return found;
+    }
+
+    /** What {@link #close} found under the old layout: jobs, live consumers, or another change under way. */
+    public record InUse(long waiting, long dead, long consumers, @Nullable String otherChange) {
+
+        /** Whether the change must not go on. */
+        public boolean any() {
+            return waiting > 0 || dead > 0 || consumers > 0 || otherChange != null;
+        }
+
+        InUse plus(InUse more) {
+            return new InUse(waiting + more.waiting, dead + more.dead, consumers + more.consumers,
+                    otherChange != null ? otherChange : more.otherChange);
+        }
+    }
+
+    /** One call of close-layout.lua: null when the partition is closed, else what it holds. */
+    private @Nullable InUse close(String queue, String name, int partitions, int previous, String side, String instanceId) {
+        QueueKeys k = new QueueKeys(prefix, name);
+        List<Object> r = RedisCalls.call("close the partition layout of", queue, () -> CLOSE_LAYOUT.run(script,
+                Mode.READ_WRITE, ReturnType.LIST, k.of(k.control(), k.jobs(), k.delayed(), k.ready(), k.dead(),
+                        k.instances()), Integer.toString(previous), Integer.toString(partitions), side, instanceId));
+        long status = RedisCalls.asLong(r.get(0));
+        if (status == 1) {
+            return null;
+        }
+        return new InUse(RedisCalls.asLong(r.get(1)), RedisCalls.asLong(r.get(2)), RedisCalls.asLong(r.get(3)),
+                status < 0 ? name + " is being laid out in " + r.get(4) + " partition(s)" : null);
+    }
+
+    private Long setCount(String name, int partitions) {
+        QueueKeys k = new QueueKeys(prefix, name);
+        return RECORD_LAYOUT.run(script, Mode.READ_WRITE, ReturnType.LONG, k.of(k.control()), Integer.toString(partitions));
     }
 
     /**

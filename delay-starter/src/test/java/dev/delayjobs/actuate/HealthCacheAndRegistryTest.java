@@ -68,6 +68,6 @@ class HealthCacheAndRegistryTest {
     }
 
     private static PartitionedQueues queues(RedisJobStore store) {
-        return new PartitionedQueues(store, new QueueLayouts(store, new QueueLayoutStore(redisson, store.prefix()), Map.of(), "test"));
+        return new PartitionedQueues(store, new QueueLayouts(new QueueLayoutStore(redisson, store.prefix()), Map.of(), "test"));
     }
 }

@@ -3,6 +3,8 @@ package dev.delayjobs.actuate;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -160,6 +162,40 @@ class ObservabilityTest {
         JsonNode second = http.get("/actuator/delayqueues/orders?page=1&size=1").json().get("dead").get("jobs");
         assertThat(second).hasSize(1);
         assertThat(second.get(0).get("id").asString()).isNotEqualTo(newest.get("id").asString());
+    }
+
+    @Test
+    void deadJobPagesByNumberStopAtTheDepthLimitAndGoOnByCursor() {
+        // a page deep in the dead set would make every partition read all the jobs above it
+        Http.Response deep = http.get("/actuator/delayqueues/orders?page=2000&size=50");
+        assertThat(deep.status()).isEqualTo(400);
+        assertThat(deep.json().get("detail").asString()).contains("page 2000 of size 50").contains("1000")
+                .contains("after=");
+        assertThat(http.get("/actuator/delayqueues/orders?page=19&size=50").status()).isEqualTo(200);
+        assertThat(http.get("/actuator/delayqueues/orders?page=20&size=50").status()).isEqualTo(400);
+
+        JsonNode first = http.get("/actuator/delayqueues/orders?size=1").json().get("dead");
+        assertThat(first.get("page").asInt()).isZero();
+        String next = first.get("next").asString();
+        assertThat(next).endsWith(":" + first.get("jobs").get(0).get("id").asString());
+        JsonNode second = http.get("/actuator/delayqueues/orders?size=1&after=" + URLEncoder.encode(next,
+                StandardCharsets.UTF_8)).json().get("dead");
+        assertThat(second.get("page").isNull()).as("read by cursor, not by number").isTrue();
+        assertThat(second.get("jobs")).hasSize(1);
+        assertThat(List.of(first.get("jobs").get(0).get("id").asString(), second.get("jobs").get(0).get("id").asString()))
+                .containsExactlyInAnyOrder("fail-1", "fail-2");
+        JsonNode last = http.get("/actuator/delayqueues/orders?size=1&after=" + URLEncoder.encode(second.get("next")
+                .asString(), StandardCharsets.UTF_8)).json().get("dead");
+        assertThat(last.get("jobs")).isEmpty();
+        assertThat(last.get("next").isNull()).as("no page after a page that is not full").isTrue();
+
+        Http.Response both = http.get("/actuator/delayqueues/orders?page=0&after=" + URLEncoder.encode(next,
+                StandardCharsets.UTF_8));
+        assertThat(both.status()).isEqualTo(400);
+        assertThat(both.json().get("detail").asString()).contains("either page or after");
+        Http.Response garbled = http.get("/actuator/delayqueues/orders?after=yesterday");
+        assertThat(garbled.status()).isEqualTo(400);
+        assertThat(garbled.json().get("detail").asString()).contains("<died at millis>:<job id>");
     }
 
     @Test

@@ -134,13 +134,24 @@ class PartitionedQueueTest {
             assertThat(view.partitions()).hasSize(3);
             assertThat(view.partitions().stream().mapToLong(QueueView.PartitionView::delayed).sum()).isEqualTo(29);
             assertThat(view.partitions()).extracting(QueueView.PartitionView::slot).doesNotHaveDuplicates();
-            DelayQueuesEndpoint.QueueReport report = endpoint.queue("orders", 0, 2);
+            DelayQueuesEndpoint.QueueReport report = endpoint.queue("orders", 0, 2, null);
             assertThat(report.dead().total()).isEqualTo(3);
             assertThat(report.dead().jobs()).hasSize(2);
-            DelayQueuesEndpoint.QueueReport second = endpoint.queue("orders", 1, 2);
+            DelayQueuesEndpoint.QueueReport second = endpoint.queue("orders", 1, 2, null);
             List<String> paged = new ArrayList<>(report.dead().jobs().stream().map(DelayQueuesEndpoint.DeadJobView::id).toList());
             second.dead().jobs().forEach(j -> paged.add(j.id()));
             assertThat(paged).containsExactlyInAnyOrderElementsOf(dead);
+            // by cursor over the three partitions: the page after the first goes on where it ended
+            DelayQueuesEndpoint.QueueReport byCursor = endpoint.queue("orders", null, 2, report.dead().next());
+            assertThat(byCursor.dead().jobs()).extracting(DelayQueuesEndpoint.DeadJobView::id)
+                    .containsExactlyElementsOf(second.dead().jobs().stream().map(DelayQueuesEndpoint.DeadJobView::id).toList());
+            assertThat(byCursor.dead().next()).as("not a full page").isNull();
+            // a page deep down would make each partition read every dead job above it
+            assertThatThrownBy(() -> endpoint.queue("orders", 2000, 50, null))
+                    .isInstanceOf(org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException.class)
+                    .hasMessageContaining("1000");
+            assertThatThrownBy(() -> app.getBean(PartitionedQueues.class).deadPage("orders", 100_000, 50))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("1000");
             assertThat(endpoint.act("orders", "delete-dead", null, true, null).affected()).isEqualTo(3);
             assertThat(endpoint.queues().queues().get("orders").dead()).isZero();
 

@@ -1,0 +1,107 @@
+package dev.delayjobs.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.redisson.api.RScript;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
+
+import dev.delayjobs.test.TestRedis;
+
+/**
+ * dead-page.lua reads at most one page per call, however deep the page: a page longer than 1000 is
+ * refused in Redis, and pages by cursor go through a dead set of many jobs, many of which died in
+ * the same millisecond, each once and in order, also when the cursor's job left the set.
+ */
+class DeadPageTest {
+
+    static final RedissonClient redisson = TestRedis.sharedClient();
+
+    String prefix;
+    RedisJobStore store;
+    QueueKeys k;
+
+    @BeforeEach
+    void setUp() {
+        prefix = TestRedis.uniquePrefix();
+        store = new RedisJobStore(redisson, prefix);
+        k = new QueueKeys(prefix, "q");
+    }
+
+    @Test
+    void aPageLongerThanTheLimitIsRefusedByTheScriptItself() {
+        deadJobs(1200, 40);
+        RScript script = redisson.getScript(StringCodec.INSTANCE);
+        LuaScript deadPage = LuaScript.load("dead-page");
+        assertThatThrownBy(() -> deadPage.run(script, RScript.Mode.READ_WRITE, RScript.ReturnType.LIST,
+                k.of(k.dead(), k.jobs(), k.errors()), "1001", "0", "", "")).hasStackTraceContaining(
+                        "PAGE count must be between 1 and 1000, was 1001");
+        List<Object> most = deadPage.run(script, RScript.Mode.READ_WRITE, RScript.ReturnType.LIST,
+                k.of(k.dead(), k.jobs(), k.errors()), "1000", "0", "", "");
+        assertThat(most).as("the total, then 4 values per job").hasSize(1 + 4 * 1000);
+        assertThatThrownBy(() -> store.deadJobs().page("q", 0, 1001)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("1 to 1000");
+    }
+
+    @Test
+    void pagesByCursorReadEveryDeadJobOnceNewestFirstWhereverTheyStart() {
+        List<DeadJob> all = deadJobs(3000, 25); // about 120 jobs per died-at millisecond
+        List<DeadJob> read = new ArrayList<>();
+        DeadJobs.Cursor after = null;
+        for (int pages = 0; pages < 200; pages++) {
+            DeadJobs.Page page = store.deadJobs().pageAfter("q", after, 47);
+            assertThat(page.total()).isEqualTo(3000);
+            assertThat(page.jobs()).hasSizeLessThanOrEqualTo(47);
+            if (page.jobs().isEmpty()) {
+                break;
+            }
+            read.addAll(page.jobs());
+            after = DeadJobs.Cursor.of(page.jobs().get(page.jobs().size() - 1));
+        }
+        assertThat(read).extracting(DeadJob::id).containsExactlyElementsOf(all.stream().map(DeadJob::id).toList());
+
+        // the job a cursor names leaves the dead set (requeued, deleted): the next page starts where it would have
+        for (int at : new int[] { 0, 119, 120, 1500, 2998, 2999 }) {
+            DeadJob gone = all.get(at);
+            store.deadJobs().delete("q", List.of(gone.id()));
+            DeadJobs.Page page = store.deadJobs().pageAfter("q", DeadJobs.Cursor.of(gone), 10);
+            assertThat(page.jobs()).as("after the deleted job at %d", at).extracting(DeadJob::id)
+                    .containsExactlyElementsOf(all.subList(at + 1, Math.min(at + 11, all.size())).stream()
+                            .map(DeadJob::id).filter(id -> !id.equals(gone.id())).toList());
+            redisson.getScoredSortedSet(k.dead(), StringCodec.INSTANCE).add(gone.diedAt(), gone.id());
+        }
+    }
+
+    /**
+     * {@code n} dead jobs over {@code times} died-at milliseconds, with ids that a locale's collation
+     * would order unlike the bytes (case, punctuation, accents); returns them newest first.
+     */
+    private List<DeadJob> deadJobs(int n, int times) {
+        Random random = new Random(7);
+        String[] parts = { "a", "B", "z", "Z", "-", "_", ".", "é", "É", "0", "9" };
+        Map<String, Double> members = new HashMap<>();
+        List<DeadJob> jobs = new ArrayList<>();
+        while (members.size() < n) {
+            StringBuilder id = new StringBuilder();
+            for (int i = 0, len = 1 + random.nextInt(6); i < len; i++) {
+                id.append(parts[random.nextInt(parts.length)]);
+            }
+            long diedAt = 1_700_000_000_000L + random.nextInt(times);
+            if (members.putIfAbsent(id.toString(), (double) diedAt) == null) {
+                jobs.add(new DeadJob(id.toString(), diedAt, 0, null));
+            }
+        }
+        redisson.<String>getScoredSortedSet(k.dead(), StringCodec.INSTANCE).addAll(members);
+        jobs.sort(DeadJobs.NEWEST_FIRST);
+        return jobs;
+    }
+}
