@@ -3,23 +3,23 @@ package dev.delayjobs.test;
 import java.io.File;
 
 import dev.delayjobs.embeddedredis.RedisServerProcess;
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ConditionEvaluationResult;
+import org.junit.jupiter.api.extension.ExecutionCondition;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * Names the server every test class of the run is on, in its report: a report entry
- * {@code redis-server=Valkey 8.0.1 (/usr/bin/valkey-server)} and the system property
- * {@value #SERVER_PROPERTY} (both in surefire's XML report), so a failure says which server.
+ * Names the server every test class of the run is on, in its report: the system property
+ * {@value #SERVER_PROPERTY}, e.g. {@code Valkey 8.0.1 (/usr/bin/valkey-server)}, which surefire
+ * writes into each class's XML report, so a failure says which server.
  * Registered for every class by JUnit's extension auto-detection ({@code junit-platform.properties}).
  *
  * <p>The build's server matrix runs some suites again on other servers (see the surefire executions
  * in {@code delay-starter/pom.xml}) and says which with {@value #EXPECTED_PROPERTY}, e.g.
  * {@code Valkey 8}. When the server found is not that one, or is missing, the class is skipped
- * with the reason, except on CI (the {@code CI} variable set), where a server that should be
- * tested and is not fails the run.
+ * (disabled, the reason in each test's report), except on CI (the {@code CI} variable set), where a
+ * server that should be tested and is not fails the run.
  */
-public final class ServerUnderTest implements BeforeAllCallback {
+public final class ServerUnderTest implements ExecutionCondition {
 
     /** The server and major version a matrix run expects, e.g. {@code Redis 7}. */
     public static final String EXPECTED_PROPERTY = "delay.test.expected-server";
@@ -28,21 +28,31 @@ public final class ServerUnderTest implements BeforeAllCallback {
     public static final String SERVER_PROPERTY = "delay.test.server";
 
     private static String found;
+    private static String missing;
 
     @Override
-    public void beforeAll(ExtensionContext context) {
+    public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
+        if (context.getTestMethod().isPresent()) {
+            return ConditionEvaluationResult.enabled("the class was");
+        }
         String server = describe();
-        context.publishReportEntry("redis-server", server);
+        if (server == null) {
+            return ConditionEvaluationResult.disabled(missing);
+        }
+        return ConditionEvaluationResult.enabled("runs on " + server);
     }
 
     /**
-     * The server the tests of this JVM start, and its version.
-     * @throws org.opentest4j.TestAbortedException when it is not the one the matrix run expects, off CI
+     * The server the tests of this JVM start, and its version; null when it is not the one the
+     * matrix run expects, off CI.
+     * @throws IllegalStateException when it is not the one the matrix run expects, on CI
      */
     public static synchronized String describe() {
-        if (found == null) {
+        if (found == null && missing == null) {
             found = find();
-            System.setProperty(SERVER_PROPERTY, found);
+            if (found != null) {
+                System.setProperty(SERVER_PROPERTY, found);
+            }
         }
         return found;
     }
@@ -56,7 +66,8 @@ public final class ServerUnderTest implements BeforeAllCallback {
         }
         catch (IllegalStateException ex) {
             if (expected.isEmpty()) {
-                throw ex;
+                // the tests that need a server fail with this reason; the others still run
+                return "none: " + ex.getMessage();
             }
             return missing(expected, ex.getMessage());
         }
@@ -74,7 +85,8 @@ public final class ServerUnderTest implements BeforeAllCallback {
         if (ci != null && !ci.isBlank() && !ci.equalsIgnoreCase("false")) {
             throw new IllegalStateException(message);
         }
-        Assumptions.abort(message);
+        missing = message;
+        System.setProperty(SERVER_PROPERTY, "none: " + message);
         return null;
     }
 }
