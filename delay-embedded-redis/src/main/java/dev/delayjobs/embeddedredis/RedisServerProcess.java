@@ -26,9 +26,11 @@ import redis.embedded.core.ExecutableProvider;
  * and returned once it accepts connections.
  *
  * <p>The binary, unless {@link Builder#binary(File)} names one: the one named by the system property
- * {@value #BINARY_PROPERTY}, else the one shipped inside the embedded-redis jar (Redis 6.2 on Linux
- * and macOS, the floor the starter supports, so every machine runs the same server), else a
- * {@code redis-server} on the PATH (Windows, whose bundled 5.0 lacks {@code BLMOVE}).
+ * {@value #BINARY_PROPERTY} or, without it, the environment variable {@value #BINARY_ENV} (a path,
+ * or a command looked up on the PATH such as {@code valkey-server}); else the one shipped inside the
+ * embedded-redis jar (Redis 6.2 on Linux and macOS, the floor the starter supports, so every
+ * machine runs the same server), else a {@code redis-server} on the PATH (Windows, whose bundled
+ * 5.0 lacks {@code BLMOVE}). {@link #describe(File)} names a binary's server and version.
  *
  * <p>Persistence is off unless the extra arguments turn it on. The data directory is a fresh
  * temporary one, deleted by {@link #close()}, unless {@link Builder#dataDirUnder(Path)} asks for a
@@ -38,6 +40,9 @@ public final class RedisServerProcess implements AutoCloseable {
 
     /** System property naming the {@code redis-server} to run instead of the bundled one. */
     public static final String BINARY_PROPERTY = "delay.test.redis-server";
+
+    /** Environment variable naming the server to run when {@value #BINARY_PROPERTY} is not set. */
+    public static final String BINARY_ENV = "DELAY_TEST_REDIS_SERVER";
 
     /** The address the server binds to. */
     public static final String HOST = "127.0.0.1";
@@ -270,14 +275,58 @@ public final class RedisServerProcess implements AutoCloseable {
         }
     }
 
+    /**
+     * The binary a server started without {@link Builder#binary(File)} runs (see the class comment).
+     * @throws IllegalStateException when the one named is not there, or there is none at all
+     */
+    public static File defaultBinary() {
+        try {
+            return defaultExecutable();
+        }
+        catch (IOException ex) {
+            throw new IllegalStateException(ex.getMessage(), ex);
+        }
+    }
+
+    /**
+     * The server and version of a binary, from its {@code --version}: {@code "Redis 7.0.15"},
+     * {@code "Valkey 8.0.1"}.
+     * @throws IllegalStateException when it does not run or says no version
+     */
+    public static String describe(File binary) {
+        String output;
+        try {
+            Process process = new ProcessBuilder(binary.getAbsolutePath(), "--version").redirectErrorStream(true).start();
+            output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+            if (!process.waitFor(10, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+            }
+        }
+        catch (IOException ex) {
+            throw new IllegalStateException("cannot run " + binary + " --version: " + ex.getMessage(), ex);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while running " + binary + " --version", ex);
+        }
+        // "Redis server v=7.0.15 sha=..." or "Valkey server v=8.0.1 sha=..."
+        int server = output.indexOf(" server v=");
+        if (server <= 0) {
+            throw new IllegalStateException(binary + " --version said no version: " + output);
+        }
+        String version = output.substring(server + " server v=".length()).split("\\s", 2)[0];
+        return output.substring(0, server) + " " + version;
+    }
+
     private static File defaultExecutable() throws IOException {
         String configured = System.getProperty(BINARY_PROPERTY);
+        String source = "-D" + BINARY_PROPERTY;
+        if (configured == null || configured.isBlank()) {
+            configured = System.getenv(BINARY_ENV);
+            source = BINARY_ENV;
+        }
         if (configured != null && !configured.isBlank()) {
-            File file = new File(configured);
-            if (!file.canExecute()) {
-                throw new IOException(BINARY_PROPERTY + "=" + configured + " is not an executable file");
-            }
-            return file;
+            return configured(configured.trim(), source);
         }
         if (!System.getProperty("os.name", "").toLowerCase(Locale.ROOT).startsWith("windows")) {
             try {
@@ -290,6 +339,19 @@ public final class RedisServerProcess implements AutoCloseable {
         return onPath().orElseThrow(() -> new IOException("no redis-server binary for "
                 + System.getProperty("os.name") + "/" + System.getProperty("os.arch")
                 + " in the embedded-redis jar nor on the PATH; install Redis 6.2+ or set -D" + BINARY_PROPERTY));
+    }
+
+    /** A path, or a bare command name (no separator) looked up on the PATH. */
+    private static File configured(String value, String source) throws IOException {
+        boolean bareName = !value.contains("/") && !value.contains(File.separator);
+        File file = bareName ? findOnPath(value).orElse(null) : new File(value);
+        if (file == null) {
+            throw new IOException(source + "=" + value + ": no such command on the PATH");
+        }
+        if (!file.isFile() || !file.canExecute()) {
+            throw new IOException(source + "=" + value + " is not an executable file");
+        }
+        return file;
     }
 
     private static Optional<File> findOnPath(String name) {

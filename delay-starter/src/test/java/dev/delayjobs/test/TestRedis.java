@@ -6,13 +6,13 @@ import dev.delayjobs.embeddedredis.RedisServerProcess;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
-import org.testcontainers.DockerClientFactory;
-import org.testcontainers.containers.GenericContainer;
 
 /**
- * The Redis the tests of this JVM share: a {@code redis:7} container where Docker runs, otherwise
- * a {@link RedisServerProcess}. Started once, stopped when the JVM exits. Tests isolate themselves
- * with a fresh key prefix ({@link #uniquePrefix()}), not a fresh server.
+ * The Redis the tests of this JVM share: a {@link RedisServerProcess} of the server the run is on
+ * (the bundled Redis 6.2, or the one {@code -Ddelay.test.redis-server} names: see
+ * {@link ServerUnderTest}), like every other server the tests start. Started once, stopped when the
+ * JVM exits. Tests isolate themselves with a fresh key prefix ({@link #uniquePrefix()}), not a
+ * fresh server.
  */
 public final class TestRedis {
 
@@ -60,26 +60,8 @@ public final class TestRedis {
     }
 
     private static String startOnce() {
-        if (dockerAvailable()) {
-            GenericContainer<?> container = new GenericContainer<>("redis:7").withExposedPorts(6379);
-            container.start();
-            Runtime.getRuntime().addShutdownHook(new Thread(container::stop));
-            return container.getHost() + ":" + container.getMappedPort(6379);
-        }
         RedisServerProcess server = RedisServerProcess.start();
         Runtime.getRuntime().addShutdownHook(new Thread(server::close));
         return server.address();
-    }
-
-    private static boolean dockerAvailable() {
-        if (!Boolean.parseBoolean(System.getProperty("delay.test.docker", "true"))) {
-            return false;
-        }
-        try {
-            return DockerClientFactory.instance().isDockerAvailable();
-        }
-        catch (Throwable ex) {
-            return false;
-        }
     }
 }
