@@ -149,7 +149,7 @@ class FullRedisTest {
             assertThat(stats.instances()).extracting(QueueStats.ConsumerInstance::held).containsOnly(0L);
 
             FaultReport.record("Redis full (maxmemory " + maxmemoryAtFirst + " B, then " + maxmemory + " B once full, "
-                    + "noeviction), two instances, one started while full", "accepted=" + accepted.size() + " acceptedBeforeFull=" + acceptedWhenFull
+                    + "noeviction), two instances, one started while full", "accepted=" + accepted.size() + " acceptedWhileFilling=" + acceptedWhenFull
                     + " refused=" + refusals.size() + " (batches of " + BATCH + " while filling, then single probes)"
                     + " handled=" + counts.size() + " duplicated=0 early=0 fillMs=" + (filledAt - startedAt)
                     + " usedWhenFull=" + usedWhenFull + " refusedForMs=" + (lastRefusal - filledAt)
