@@ -5,11 +5,13 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 import org.apache.commons.logging.Log;
+import org.jspecify.annotations.Nullable;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
 
+import dev.delayjobs.redis.MemoryPolicies;
 import dev.delayjobs.redis.QueueStats;
 import dev.delayjobs.partition.PartitionedQueues;
 import dev.delayjobs.partition.PartitionedStats;
@@ -18,7 +20,8 @@ import dev.delayjobs.partition.PartitionedStats;
  * {@code delayQueues} health: DOWN when Redis cannot be reached; the configured status (DOWN by
  * default) when a queue that has consumers holds a job overdue by more than the threshold, which
  * is what a stalled queue looks like (a paused queue is not: its jobs wait on purpose); UP
- * otherwise. Details list every queue's counts and whether it is paused.
+ * otherwise. Details list every queue's counts and whether it is paused, and each Redis master's
+ * {@code maxmemory-policy} (with a warning for one that evicts: the queues need {@code noeviction}).
  */
 public class DelayQueuesHealthIndicator implements HealthIndicator {
 
@@ -28,6 +31,7 @@ public class DelayQueuesHealthIndicator implements HealthIndicator {
     private final Duration overdueThreshold;
     private final Status overdueStatus;
     private final Duration cacheTtl;
+    private final @Nullable MemoryPolicies memoryPolicies;
     private volatile Health last;
     private volatile long lastAt;
 
@@ -37,6 +41,13 @@ public class DelayQueuesHealthIndicator implements HealthIndicator {
      */
     public DelayQueuesHealthIndicator(PartitionedQueues store, Duration overdueThreshold, Status overdueStatus,
             Duration cacheTtl) {
+        this(store, overdueThreshold, overdueStatus, cacheTtl, null);
+    }
+
+    /** @param memoryPolicies reads the {@code maxmemory-policy} shown in the details; null shows none */
+    public DelayQueuesHealthIndicator(PartitionedQueues store, Duration overdueThreshold, Status overdueStatus,
+            Duration cacheTtl, @Nullable MemoryPolicies memoryPolicies) {
+        this.memoryPolicies = memoryPolicies;
         this.store = store;
         this.overdueThreshold = overdueThreshold;
         this.overdueStatus = overdueStatus;
@@ -98,5 +109,16 @@ public class DelayQueuesHealthIndicator implements HealthIndicator {
                     .withDetail("overdueThresholdMillis", overdueThreshold.toMillis());
         }
         builder.withDetail("queues", queues);
+        if (memoryPolicies != null) {
+            Map<String, String> policies = memoryPolicies.read();
+            builder.withDetail("maxmemoryPolicy", policies);
+            policies.forEach((address, policy) -> {
+                String risk = MemoryPolicies.risk(policy);
+                if (risk != null) {
+                    builder.withDetail("maxmemoryPolicyWarning", "Redis at " + address + " has maxmemory-policy " + policy
+                            + ": when it reaches maxmemory, " + risk + ". The delay queues need noeviction");
+                }
+            });
+        }
     }
 }

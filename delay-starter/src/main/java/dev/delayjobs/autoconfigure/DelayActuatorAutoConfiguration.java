@@ -28,6 +28,7 @@ import dev.delayjobs.actuate.DelayQueuesWebEndpointExtension;
 import dev.delayjobs.actuate.DelayQueuesWriteRequestFilter;
 import dev.delayjobs.listener.ListenerContainerRegistry;
 import dev.delayjobs.partition.PartitionedQueues;
+import dev.delayjobs.redis.MemoryPolicies;
 import dev.delayjobs.redis.RedisJobStore;
 
 /**
@@ -90,7 +91,8 @@ public final class DelayActuatorAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean(name = "delayQueuesHealthIndicator")
-        DelayQueuesHealthIndicator delayQueuesHealthIndicator(PartitionedQueues store, DelayProperties properties) {
+        DelayQueuesHealthIndicator delayQueuesHealthIndicator(PartitionedQueues store, DelayProperties properties,
+                ObjectProvider<MemoryPolicies> memoryPolicies) {
             DelayProperties.Health health = properties.getHealth();
             if (health.getOverdueThreshold() == null || health.getOverdueThreshold().isNegative()) {
                 throw new InvalidConfigurationPropertyValueException("delay.health.overdue-threshold",
@@ -105,7 +107,8 @@ public final class DelayActuatorAutoConfiguration {
                         "must be zero or positive");
             }
             return new DelayQueuesHealthIndicator(store, health.getOverdueThreshold(),
-                    new Status(health.getOverdueStatus().trim().toUpperCase(Locale.ROOT)), health.getCacheTtl());
+                    new Status(health.getOverdueStatus().trim().toUpperCase(Locale.ROOT)), health.getCacheTtl(),
+                    memoryPolicies.getIfAvailable());
         }
     }
 }

@@ -32,6 +32,7 @@ import dev.delayjobs.listener.QueueSettings;
 import dev.delayjobs.listener.WorkerThreads;
 import dev.delayjobs.partition.PartitionedQueues;
 import dev.delayjobs.partition.QueueLayouts;
+import dev.delayjobs.redis.MemoryPolicies;
 import dev.delayjobs.redis.QueueControls;
 import dev.delayjobs.redis.QueueLayoutStore;
 import dev.delayjobs.redis.RedisJobStore;
@@ -158,6 +159,19 @@ public final class DelayAutoConfiguration {
         PublishDeferral delayPublishDeferral() {
             return new AfterCommitDeferral();
         }
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    MemoryPolicies delayMemoryPolicies(RedissonClient redisson) {
+        return new MemoryPolicies(redisson);
+    }
+
+    /** A WARN once the application is ready when Redis may evict the queues' keys. */
+    @Bean
+    @ConditionalOnMissingBean
+    MemoryPolicyWarning delayMemoryPolicyWarning(MemoryPolicies policies) {
+        return new MemoryPolicyWarning(policies);
     }
 
     @Bean

@@ -9,6 +9,7 @@ import java.util.function.Supplier;
 import org.redisson.api.RedissonClient;
 import org.redisson.api.queue.DequeMoveArgs;
 import org.redisson.client.RedisException;
+import org.redisson.client.RedisOutOfMemoryException;
 import org.redisson.client.codec.StringCodec;
 
 import dev.delayjobs.DelayQueueException;
@@ -40,8 +41,30 @@ final class RedisCalls {
         if (ex instanceof DelayQueueException known) {
             return known;
         }
+        if (isOutOfMemory(ex)) {
+            return new DelayQueueException("Redis is out of memory: it refused to " + what(action, queue) + ", changing "
+                    + "nothing (its used memory is over maxmemory, and under maxmemory-policy noeviction it refuses a "
+                    + "write that adds data). Stored jobs are still delivered, and each one handled frees memory; try "
+                    + "again later, or raise maxmemory", ex);
+        }
         String why = ex instanceof RedisException redis ? describe(redis) : String.valueOf(ex);
         return new DelayQueueException("Redis could not " + what(action, queue) + ": " + why, ex);
+    }
+
+    /**
+     * Whether {@code failure} is Redis refusing a write for memory ({@code OOM command not allowed
+     * when used memory > 'maxmemory'}). Redis refuses a script only at its first write, before it
+     * changed anything, so a refused call had no effect.
+     */
+    static boolean isOutOfMemory(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            // Redisson maps the reply to RedisOutOfMemoryException; a script error may carry it as text
+            if (t instanceof RedisOutOfMemoryException
+                    || String.valueOf(t.getMessage()).contains("command not allowed when used memory > 'maxmemory'")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Waits for an asynchronous call, and throws its failure as {@link #call} would. */

@@ -20,6 +20,7 @@ import java.util.regex.Pattern;
 
 import org.jspecify.annotations.Nullable;
 import org.redisson.api.RScript;
+import org.redisson.api.RSet;
 import org.redisson.api.RScript.Mode;
 import org.redisson.api.RScript.ReturnType;
 import org.redisson.api.RTopic;
@@ -128,10 +129,14 @@ public final class RedisJobStore {
         return probe.equals(seen);
     }
 
-    /** Records the queue name in the registry of known queues, once per store. */
+    /**
+     * Records the queue name in the registry of known queues, once per store. Read first: a full
+     * Redis refuses SADD even of a member it holds, and a consumer starting then must not fail.
+     */
     public void registerQueue(String queue) {
         if (!registered.contains(queue)) {
-            RedisCalls.call("register", queue, () -> redisson.getSet(QueueKeys.registry(prefix), StringCodec.INSTANCE).add(queue));
+            RSet<String> registry = redisson.getSet(QueueKeys.registry(prefix), StringCodec.INSTANCE);
+            RedisCalls.call("register", queue, () -> registry.contains(queue) || registry.add(queue));
             registered.add(queue);
         }
     }

@@ -33,6 +33,8 @@
 -- instead of six per job. An id popped twice in one call is taken once.
 -- Under a rate limit a claim takes only the jobs that start now, none for the buffer: the rate log
 -- counts a job when it is claimed, and a prefetched job would start later than counted.
+-- Runs when Redis is full (run_even_when_full in _record.lua): it drains the queue, so its writes
+-- (the records' claim, the active list, the memo) must not be refused.
 -- Returns {server now, wait, starts only, id1, record1, id2, record2, ...}, each record as it reads
 -- once the job started (attempts + 1, RUNNING), the started jobs first; wait is 0, -1 when the queue
 -- is paused, -2 when the fence refused the claim (see above), or the ms until the rate limit lets the
@@ -70,6 +72,7 @@ if prior then
   end
   return out
 end
+run_even_when_full(KEYS[3])
 if not redis.call('ZSCORE', KEYS[8], ARGV[2]) then
   redis.call('ZADD', KEYS[8], out[1] + tonumber(ARGV[3]), ARGV[2])
 end

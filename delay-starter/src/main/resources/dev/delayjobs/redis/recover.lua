@@ -25,9 +25,11 @@
 -- long pause), and at shutdown its claimer may have a claim on its way; either must stay refused. A
 -- release without forgetting (the instance is live) keeps its fence for good again. Every call deletes
 -- up to 100 fences whose time ran out, so fences of instance ids that never return do not pile up.
+-- Runs when Redis is full (run_even_when_full in _record.lua), as the claims that drain it do.
 -- Returns {jobs sent back to ready, jobs buried, instances removed, the released instance's fence}.
 -- Cost: O(H) for H held jobs (the instance's running and prefetched jobs), plus O(log F) per fence
 -- deleted (at most 100); independent of the backlog.
+run_even_when_full(KEYS[2])
 local now = now_ms()
 local max_attempts = tonumber(ARGV[2])
 local releasing = ARGV[3] ~= ''

@@ -5,10 +5,12 @@
 -- and the outcome scripts read a PREFETCHED job as started (let_go_of_claim in _record.lua).
 -- KEYS[1] jobs (hash)
 -- ARGV triplets: id, gen, attempt: the claim the worker started (attempt = the attempts stored + 1)
+-- Runs when Redis is full (run_even_when_full in _record.lua).
 -- Returns how many jobs were marked. Cost: O(1) per job.
 local ids = {}
 for i = 1, #ARGV, 3 do ids[#ids + 1] = ARGV[i] end
 if #ids == 0 then return 0 end
+run_even_when_full(KEYS[1])
 local recs = redis.call('HMGET', KEYS[1], unpack(ids))
 local fields = {}
 for k, id in ipairs(ids) do
