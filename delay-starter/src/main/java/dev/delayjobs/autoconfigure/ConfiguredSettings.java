@@ -105,6 +105,17 @@ final class ConfiguredSettings implements QueueSettings.Source {
     }
 
     /**
+     * The longest replica wait of a publish to any queue ({@link ReplicaConfirmation#NONE} when no
+     * queue waits): each resent copy of a confirmed publish waits too, so request memos live longer.
+     */
+    ReplicaConfirmation longestReplicaConfirmation() {
+        DelayProperties.Publisher publisher = properties.getPublisher();
+        boolean anyConfirms = publisher.getConfirmReplicas() > 0 || properties.getQueues().values().stream()
+                .anyMatch(o -> o.getConfirmReplicas() != null && o.getConfirmReplicas() > 0);
+        return anyConfirms ? new ReplicaConfirmation(1, publisher.getConfirmTimeout()) : ReplicaConfirmation.NONE;
+    }
+
+    /**
      * The target list of each queue that bridges a Redisson {@code RDelayedQueue}
      * ({@code delay.queues.<queue>.redisson-delayed-queue}), by queue.
      */

@@ -36,6 +36,7 @@ import dev.delayjobs.redis.MemoryPolicies;
 import dev.delayjobs.redis.QueueControls;
 import dev.delayjobs.redis.QueueLayoutStore;
 import dev.delayjobs.redis.RedisJobStore;
+import dev.delayjobs.redis.RequestMemo;
 import dev.delayjobs.observation.DelayHandlerObservationConvention;
 import dev.delayjobs.observation.DelayPublishObservationConvention;
 import dev.delayjobs.observation.ObservedJobTracing;
@@ -73,8 +74,19 @@ public final class DelayAutoConfiguration {
     RedisJobStore delayJobStore(RedissonClient redisson, ConfiguredSettings settings) {
         // the longest record a consumer reads: the payload limit, plus the record header and headers
         int longestRecord = (int) Math.min(Integer.MAX_VALUE, settings.maxPayloadBytes() + 8192);
-        RedisJobStore store = new RedisJobStore(redisson, settings.keyPrefix(), longestRecord, settings::replicaConfirmation,
-                settings.bridgedLists());
+        RedisJobStore store;
+        try {
+            store = new RedisJobStore(redisson, settings.keyPrefix(), longestRecord, settings::replicaConfirmation,
+                    settings.bridgedLists());
+            store.requestMemoLifetime(settings.longestReplicaConfirmation());
+        }
+        catch (RequestMemo.SettingsNotCovered ex) {
+            throw new FailureAnalyzedException(ex.getMessage() + ". A copy that ran after its memo expired would "
+                    + "publish, claim or cancel a second time.", "Lower the RedissonClient's timeout, retryAttempts or "
+                    + "retryDelay (its maximum delay), or delay.publisher.confirm-timeout, so that Redisson gives up on a "
+                    + "command within a few minutes; use a ConstantDelay, EqualJitterDelay, FullJitterDelay or "
+                    + "DecorrelatedJitterDelay as retryDelay.");
+        }
         if (!store.keysPassUnchanged()) {
             throw new FailureAnalyzedException("The RedissonClient renames keys (a NameMapper is configured). The "
                     + "delay starter passes some key names to its Lua scripts as arguments, which a NameMapper does not "

@@ -22,6 +22,9 @@ import dev.delayjobs.redis.StoredJob;
  * held jobs never releases a job that only waits for its ack. A failed call is retried, like any
  * outcome: after 50 ms, doubling up to 2 s, for a minute (a few seconds when stopping); after that
  * the jobs are reported as {@code lost} (they stay held and are handed back and delivered again).
+ *
+ * <p>Each queued ack holds a place of the queue's {@link PendingAcks} until it is recorded or
+ * reported lost, so the partitions of a queue together hold at most {@link PendingAcks#MAX}.
  */
 final class AckBatcher {
 
@@ -34,17 +37,19 @@ final class AckBatcher {
     private final String instance;
     private final Consumer<StoredJob> acked;
     private final Consumer<List<StoredJob>> lost;
-    /** Acks waiting to be sent; a full queue makes the workers wait (backpressure while Redis is slow). */
-    static final int MAX_PENDING = 10_000;
-    private final LinkedBlockingQueue<StoredJob> pending = new LinkedBlockingQueue<>(MAX_PENDING);
+    /** The queue's cap, shared with its other partitions: when full, the workers wait (backpressure while Redis is slow). */
+    private final PendingAcks places;
+    /** Acks waiting to be sent, each holding a place. */
+    private final LinkedBlockingQueue<StoredJob> pending = new LinkedBlockingQueue<>();
     private final Thread thread;
     private volatile boolean stopping;
     /** Set, under this object's lock, when the acker thread will read no more acks. */
     private boolean exited;
 
-    AckBatcher(String queue, RedisJobStore store, String instance, Consumer<StoredJob> acked,
+    AckBatcher(String queue, RedisJobStore store, String instance, PendingAcks places, Consumer<StoredJob> acked,
             Consumer<List<StoredJob>> lost) {
         this.queue = queue;
+        this.places = places;
         this.store = store;
         this.instance = instance;
         this.acked = acked;
@@ -58,28 +63,43 @@ final class AckBatcher {
      * Queues the ack of a job whose handler returned. Once the acker has stopped (a handler that
      * ignored the shutdown interrupt returns late), the ack is recorded at once on the caller's
      * thread rather than left in a queue nobody reads.
+     *
+     * <p>An interrupt does not cost the ack: a handler that returns with its interrupt flag set (one
+     * that ignored the shutdown interrupt, or restored it) is done, and running it again would be a
+     * duplicate. The flag is cleared while the ack is queued or recorded and set again on return.
      */
     void add(StoredJob job) {
+        boolean interrupted = Thread.interrupted();
         try {
-            // a full queue (the acker is behind: Redis slow or down) makes the worker wait
-            while (!pending.offer(job, 100, TimeUnit.MILLISECONDS)) {
+            // no free place (the acks are behind: Redis slow or down) makes the worker wait
+            while (true) {
+                try {
+                    if (places.take(100)) {
+                        break;
+                    }
+                }
+                catch (InterruptedException ex) {
+                    interrupted = true;
+                    continue;
+                }
                 if (hasExited()) {
-                    record(new ArrayList<>(List.of(job)));
+                    record(new ArrayList<>(List.of(job)), 0);
                     return;
                 }
             }
+            pending.add(job);
+            if (hasExited()) {
+                // queued after the acker stopped reading: send what is left here
+                List<StoredJob> left = new ArrayList<>();
+                pending.drainTo(left);
+                if (!left.isEmpty()) {
+                    record(left, left.size());
+                }
+            }
         }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            lost.accept(List.of(job)); // handed back and delivered again: at least once
-            return;
-        }
-        if (hasExited()) {
-            // queued after the acker stopped reading: send what is left here
-            List<StoredJob> left = new ArrayList<>();
-            pending.drainTo(left);
-            if (!left.isEmpty()) {
-                record(left);
+        finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
         }
     }
@@ -122,12 +142,22 @@ final class AckBatcher {
             }
             batch.add(first);
             pending.drainTo(batch, MAX_BATCH - 1);
-            record(batch);
+            record(batch, batch.size());
             batch.clear();
         }
     }
 
-    private void record(List<StoredJob> batch) {
+    /** Records the acks of {@code batch}, then frees the {@code placesHeld} places they held. */
+    private void record(List<StoredJob> batch, int placesHeld) {
+        try {
+            send(batch);
+        }
+        finally {
+            places.giveBack(placesHeld);
+        }
+    }
+
+    private void send(List<StoredJob> batch) {
         RuntimeException failure = OutcomeRetry.run(() -> {
             int deleted = store.ack(queue, instance, batch);
             if (deleted < batch.size()) {

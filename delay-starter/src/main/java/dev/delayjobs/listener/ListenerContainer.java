@@ -97,13 +97,14 @@ public final class ListenerContainer {
             store.registerQueue(queue());
             observer.consuming(queue());
             WorkerPermits workers = new WorkerPermits(endpoint.settings().concurrency(), layout.size());
+            PendingAcks pendingAcks = new PendingAcks(); // one cap for the queue, whatever its partitions
             List<PartitionConsumer> started = new ArrayList<>();
             running = true;
             try {
                 for (int i = 0; i < layout.size(); i++) {
                     started.add(new PartitionConsumer(new ConsumedPartition(queue(), layout.partitions().get(i), i,
                             layout.size()), endpoint, store, watchdog, controls, codec, observer, tracing, workerThreads,
-                            workers, () -> !running));
+                            workers, pendingAcks, () -> !running));
                 }
             }
             catch (RuntimeException ex) {

@@ -17,7 +17,8 @@ import dev.delayjobs.timer.QueueWatchdog;
  * The parts that consume one partition of a queue (the queue itself when it is not partitioned)
  * during one start of its {@link ListenerContainer}: the watchdog's timer and lease on the
  * partition, its {@link ClaimGate}, {@link Claimer}, {@link JobRunner}, {@link AckBatcher} and
- * {@link OutcomeRecorder}, sharing the queue's {@link WorkerPermits} with the other partitions.
+ * {@link OutcomeRecorder}, sharing the queue's {@link WorkerPermits} and {@link PendingAcks} with
+ * the other partitions.
  */
 final class PartitionConsumer {
 
@@ -35,7 +36,7 @@ final class PartitionConsumer {
 
     PartitionConsumer(ConsumedPartition partition, HandlerEndpoint endpoint, RedisJobStore store, QueueWatchdog watchdog,
             QueueControls controls, PayloadCodec codec, DelayQueueObserver observer, JobTracing tracing,
-            WorkerThreads workerThreads, WorkerPermits workers, BooleanSupplier stopping) {
+            WorkerThreads workerThreads, WorkerPermits workers, PendingAcks pendingAcks, BooleanSupplier stopping) {
         this.partition = partition;
         this.store = store;
         this.watchdog = watchdog;
@@ -43,7 +44,7 @@ final class PartitionConsumer {
         watchdog.watch(partition.name(), settings.maxAttempts(), settings.concurrency());
         gate = new ClaimGate(partition, controls);
         gate.open(settings.pausedOnStartup());
-        acks = new AckBatcher(partition.name(), store, watchdog.instanceId(), held::settled, lost -> {
+        acks = new AckBatcher(partition.name(), store, watchdog.instanceId(), pendingAcks, held::settled, lost -> {
             lost.forEach(held::settled);
             held.markUnknown();
         });

@@ -25,23 +25,34 @@ import org.redisson.client.codec.StringCodec;
  * One state change of the data model: a Lua file from this package, prefixed with the shared
  * {@code _record.lua}, run by SHA. A Redis restart or {@code SCRIPT FLUSH} empties the script
  * cache, so a NOSCRIPT reply runs the script once by its source (EVAL), which caches it again.
+ *
+ * <p>The first line of the source defines {@code MEMO_MS}, the lifetime of request memos
+ * ({@link RequestMemo}): Redisson's defaults' as loaded, the client's through {@link #withMemo}.
  */
 final class LuaScript {
 
     private static final String LIBRARY = read("_record.lua");
 
     private final String name;
+    /** The library and the script, without the MEMO_MS line. */
+    private final String body;
     private final String source;
     private final String sha;
 
-    private LuaScript(String name, String source) {
+    private LuaScript(String name, String body, long memoMs) {
         this.name = name;
-        this.source = source;
+        this.body = body;
+        this.source = "local MEMO_MS = " + memoMs + "\n" + body;
         this.sha = sha1(source);
     }
 
     static LuaScript load(String name) {
-        return new LuaScript(name, LIBRARY + "\n" + read(name + ".lua"));
+        return new LuaScript(name, LIBRARY + "\n" + read(name + ".lua"), RequestMemo.DEFAULT_LIFETIME_MS);
+    }
+
+    /** This script with request memos that live {@code memoMs} (a script of its own: another SHA). */
+    LuaScript withMemo(long memoMs) {
+        return new LuaScript(name, body, memoMs);
     }
 
     String name() {

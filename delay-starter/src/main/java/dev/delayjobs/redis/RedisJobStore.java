@@ -75,6 +75,14 @@ public final class RedisJobStore {
     private final Map<String, String> bridgedLists;
     private final RedissonQueueStore redissonQueues;
     private final QueueReads reads;
+    /** How long request memos live under the client's timeout and retry settings. */
+    private final RequestMemo memo;
+    /** The scripts that leave request memos, with the client's memo lifetime. */
+    private final LuaScript publishScript;
+    private final LuaScript claimScript;
+    private final LuaScript cancelScript;
+    /** The publish script by the replica wait of confirmed publishes, which each resent copy waits too. */
+    private final Map<Duration, LuaScript> confirmedPublishScripts = new ConcurrentHashMap<>();
 
     public RedisJobStore(RedissonClient redisson, String prefix) {
         this(redisson, prefix, Integer.MAX_VALUE);
@@ -99,6 +107,8 @@ public final class RedisJobStore {
     /**
      * @param bridgedLists per queue that bridges a Redisson {@code RDelayedQueue}, the name of its
      *     target list: the queue's {@link #stats} then count that queue's elements too
+     * @throws RequestMemo.SettingsNotCovered when the client's timeout and retry settings let it resend
+     *     a request later than a request memo can cover
      */
     public RedisJobStore(RedissonClient redisson, String prefix, int longestRecord,
             Function<String, ReplicaConfirmation> confirmations, Map<String, String> bridgedLists) {
@@ -111,6 +121,25 @@ public final class RedisJobStore {
         this.longestRecord = longestRecord;
         this.reads = new QueueReads(script, prefix, this.bridgedLists, redissonQueues);
         this.deadJobs = new DeadJobs(script, prefix, queue -> stats(queue).dead());
+        this.memo = RequestMemo.forClient(redisson);
+        long memoMs = memo.lifetimeMs(0);
+        this.publishScript = PUBLISH.withMemo(memoMs);
+        this.claimScript = CLAIM.withMemo(memoMs);
+        this.cancelScript = CANCEL.withMemo(memoMs);
+    }
+
+    /**
+     * How long the memo of a publish, claim or cancel request lives (publishes that wait for
+     * {@code confirmation} included): every copy the client may resend finds it.
+     * @throws RequestMemo.SettingsNotCovered when no memo allowed can cover the client's settings
+     */
+    public Duration requestMemoLifetime(ReplicaConfirmation confirmation) {
+        return Duration.ofMillis(memo.lifetimeMs(confirmation.timeout().toMillis()));
+    }
+
+    private LuaScript publishScript(ReplicaConfirmation confirmation) {
+        return confirmedPublishScripts.computeIfAbsent(confirmation.timeout(),
+                wait -> PUBLISH.withMemo(memo.lifetimeMs(wait.toMillis())));
     }
 
     public String prefix() {
@@ -185,10 +214,10 @@ public final class RedisJobStore {
         ReplicaConfirmation confirmation = confirmations.apply(queue);
         CompletableFuture<List<Object>> reply;
         if (confirmation.replicas() == 0) {
-            reply = PUBLISH.runAsync(script, Mode.READ_WRITE, ReturnType.LIST, keyList, args);
+            reply = publishScript.runAsync(script, Mode.READ_WRITE, ReturnType.LIST, keyList, args);
         }
         else {
-            reply = PUBLISH.<List<Object>>runConfirmedAsync(redisson, Mode.READ_WRITE, ReturnType.LIST, keyList,
+            reply = publishScript(confirmation).<List<Object>>runConfirmedAsync(redisson, Mode.READ_WRITE, ReturnType.LIST, keyList,
                     confirmation, args).thenApply(confirmed -> confirmedReply(queue, jobs.size(), confirmation, confirmed));
         }
         return reply.handle((result, failure) -> {
@@ -290,7 +319,7 @@ public final class RedisJobStore {
     public Claim claim(String queue, String instance, int max, int start, Duration lease, long epoch,
             @Nullable RateLimit configuredLimit, int partition, int partitions) {
         QueueKeys k = keys(queue);
-        List<Object> r = RedisCalls.call("claim from", queue, () -> CLAIM.run(script, Mode.READ_WRITE, ReturnType.LIST,
+        List<Object> r = RedisCalls.call("claim from", queue, () -> claimScript.run(script, Mode.READ_WRITE, ReturnType.LIST,
                 k.of(k.ready(), k.active(instance), k.jobs(), k.delayed(), k.dead(), k.errors(), k.stats(),
                         k.instances(), k.claimFences(), k.request(requestId()), k.control(), k.rateLog()),
                 Integer.toString(max), instance, Long.toString(lease.toMillis()), Long.toString(epoch),
@@ -445,7 +474,7 @@ public final class RedisJobStore {
 
     public boolean cancel(String queue, String id) {
         QueueKeys k = keys(queue);
-        Long r = RedisCalls.call("cancel on", queue, () -> CANCEL.run(script, Mode.READ_WRITE, ReturnType.LONG,
+        Long r = RedisCalls.call("cancel on", queue, () -> cancelScript.run(script, Mode.READ_WRITE, ReturnType.LONG,
                 k.of(k.jobs(), k.delayed(), k.dead(), k.errors(), k.request(requestId())), id));
         return r == 1L;
     }

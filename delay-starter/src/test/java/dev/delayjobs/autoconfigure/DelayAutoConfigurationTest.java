@@ -125,6 +125,22 @@ class DelayAutoConfigurationTest {
     }
 
     @Test
+    void retrySettingsNoRequestMemoCanCoverAreRefusedAtStartupNamingThem() {
+        runner.withBean(org.redisson.spring.starter.RedissonAutoConfigurationCustomizer.class,
+                () -> config -> config.useSingleServer().setTimeout(60_000).setRetryAttempts(10))
+                .run(context -> {
+                    assertThat(context).hasFailed().getFailure().rootCause()
+                            .hasMessageContaining("timeout 60000 ms, retryAttempts 10, retryDelay EqualJitterDelay");
+                    Throwable cause = context.getStartupFailure();
+                    while (!(cause instanceof org.springframework.boot.diagnostics.FailureAnalyzedException)) {
+                        cause = cause.getCause();
+                    }
+                    assertThat(((org.springframework.boot.diagnostics.FailureAnalyzedException) cause).analysis().getAction())
+                            .contains("Lower the RedissonClient's timeout, retryAttempts or retryDelay");
+                });
+    }
+
+    @Test
     void backsOffWithoutARedissonClientBean() {
         new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(JacksonAutoConfiguration.class, DelayAutoConfiguration.class))
