@@ -11,33 +11,65 @@
 -- then per element 4 values: source ('t' an element of the target list, 'p' a packed element read
 -- from the head of the pending list, 'z' one read from the timeout set), the element as stored, the
 -- new job's id, and 'j' .. payload JSON or 'x' .. reason
--- Returns {jobs created, jobs created dead, elements not found}.
--- Cost: O(n (log N + P)) where P is the element's position in its list: the target list is read from
--- its head, the pending list in offer order, so P stays small for both.
+-- Returns {jobs created, jobs created dead, elements not found, elements deferred}.
+-- An element is looked for only within WINDOW entries of either end of its list (LPOS ... MAXLEN):
+-- one of the timeout set can lie anywhere in the pending list (due soon, offered after many due
+-- late), and removing it from the middle of a long list costs its position. One found deeper is
+-- deferred: left in Redisson's keys, and the call moves ROTATE entries of the pending list from its
+-- tail to its head (RPOPLPUSH), so that later calls find it near the tail; the pending list's order
+-- (offer order, which only RDelayedQueue's own poll and readAll show) changes, nothing else.
+-- Cost: O(n (log N + WINDOW) + ROTATE) whatever the length N of the lists: 100 elements deep in a
+-- 500,000-entry list take a few ms (docs/migration.md).
+local WINDOW = 1000
+local ROTATE = 1000
+-- due times outside what a job record holds (a score of -inf or inf written by hand) are clamped
+local LATEST_DUE = 253402300799999
+
+-- Removes element from the list if it lies within WINDOW entries of either end; whether it did.
+local function remove_near_an_end(list, element)
+  if redis.call('LPOS', list, element, 'MAXLEN', WINDOW) then
+    redis.call('LREM', list, 1, element)
+    return true
+  end
+  if redis.call('LPOS', list, element, 'RANK', -1, 'MAXLEN', WINDOW) then
+    redis.call('LREM', list, -1, element)
+    return true
+  end
+  return false
+end
+
 local now = now_ms()
 local old_head = head_score(KEYS[5])
 local n = tonumber(ARGV[2])
-local created, dead, gone = 0, 0, 0
+local created, dead, gone, deferred = 0, 0, 0, 0
 local earliest = nil
 for i = 0, n - 1 do
   local base = 3 + i * 4
   local source, element, id, body = ARGV[base], ARGV[base + 1], ARGV[base + 2], ARGV[base + 3]
   local due = nil
+  local deep = false
   if source ~= 't' then
     local score = redis.call('ZSCORE', KEYS[2], element)
     if score then
-      redis.call('ZREM', KEYS[2], element)
-      redis.call('LREM', KEYS[3], 1, element)
-      due = tonumber(score)
+      -- a list no longer than both windows was searched whole: the element is not in it
+      if remove_near_an_end(KEYS[3], element) or redis.call('LLEN', KEYS[3]) <= 2 * WINDOW then
+        redis.call('ZREM', KEYS[2], element)
+        due = math.min(math.max(tonumber(score) or 0, 0), LATEST_DUE)
+      else
+        deep = true
+      end
     elseif source == 'p' then
       -- in the pending list but not in the timeout set: left behind by a partial write, never due;
       -- dropped, near the head where it was read (an element transferred meanwhile left both)
-      redis.call('LREM', KEYS[3], 1, element)
+      remove_near_an_end(KEYS[3], element)
     end
-  elseif redis.call('LREM', KEYS[1], 1, element) == 1 then
+  elseif remove_near_an_end(KEYS[1], element) then
+    -- read at the head: still there, it is still near it (equal elements are interchangeable)
     due = now
   end
-  if due == nil then
+  if deep then
+    deferred = deferred + 1
+  elseif due == nil then
     gone = gone + 1
   else
     -- a generated id (72 random bits) that meets a job: next to never; a suffix keeps both
@@ -64,4 +96,7 @@ for i = 0, n - 1 do
   end
 end
 if earliest ~= nil then wake_if_head(KEYS[5], ARGV[1], earliest, old_head) end
-return { created, dead, gone }
+if deferred > 0 then
+  for _ = 1, ROTATE do redis.call('RPOPLPUSH', KEYS[3], KEYS[3]) end
+end
+return { created, dead, gone, deferred }
