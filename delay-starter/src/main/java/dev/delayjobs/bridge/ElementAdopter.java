@@ -33,6 +33,12 @@ final class ElementAdopter {
 
     private static final Duration WAIT = Duration.ofSeconds(1);
 
+    /** The longest pause after an unexpected failure. */
+    private static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
+
+    /** Calls in a row on one source before the other gets its turn. */
+    private static final int MAX_CALLS = 50;
+
     private final BridgedQueue queue;
     private final RedissonQueueStore store;
     private final ElementConversion conversion;
@@ -66,21 +72,31 @@ final class ElementAdopter {
         }
     }
 
+    /**
+     * Moves elements until stopped. Nothing ends the thread while the bridge runs: Redis errors are
+     * retried every second, and anything else that escapes a pass (a defect, an error of the JVM)
+     * is logged and the next pass starts after a backoff of 1 s, doubling up to {@link #MAX_BACKOFF}.
+     */
     private void run() {
         long nextOverdueCheck = 0;
         boolean failing = false;
+        Duration backoff = WAIT;
         while (running) {
             try {
                 drain(Source.TARGET);
+                boolean more = false;
                 if (System.nanoTime() - nextOverdueCheck >= 0) {
-                    drain(Source.OVERDUE);
-                    nextOverdueCheck = System.nanoTime() + WAIT.toNanos();
+                    more = drain(Source.OVERDUE);
+                    nextOverdueCheck = System.nanoTime() + (more ? 0 : WAIT.toNanos());
                 }
                 if (failing) {
                     logger.info("Queue '" + queue.queue() + "': reading the Redisson delayed queue works again");
                     failing = false;
                 }
-                store.awaitElements(queue.target(), WAIT);
+                backoff = WAIT;
+                if (!more) {
+                    store.awaitElements(queue.target(), WAIT);
+                }
             }
             catch (DelayQueueException ex) {
                 if (!failing) {
@@ -88,23 +104,44 @@ final class ElementAdopter {
                             + queue.target() + "' (retrying every second): " + ex.getMessage());
                     failing = true;
                 }
-                pause();
+                pause(WAIT);
+            }
+            catch (Throwable ex) {
+                if (!running) {
+                    return;
+                }
+                logger.error("Queue '" + queue.queue() + "': moving elements of the Redisson delayed queue '"
+                        + queue.target() + "' failed; starting again in " + backoff.toSeconds() + "s", ex);
+                pause(backoff);
+                backoff = backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff.multipliedBy(2);
             }
         }
     }
 
-    /** Moves elements from {@code source} until it has no more. */
-    private void drain(Source source) {
-        while (running && adoptOnce(store, queue, conversion, source) == BATCH) {
-            // a full batch: there may be more
+    /**
+     * Moves elements from {@code source} until it has no more, or {@link #MAX_CALLS} calls; returns
+     * whether some are left (a full last batch, or elements found deep in Redisson's pending list,
+     * which later calls reach).
+     */
+    private boolean drain(Source source) {
+        for (int calls = 0; running && calls < MAX_CALLS; calls++) {
+            Pass pass = adoptOnce(store, queue, conversion, source);
+            if (pass.read() < BATCH && pass.deferred() == 0) {
+                return false;
+            }
         }
+        return running;
     }
 
-    /** Reads up to {@link #BATCH} elements of {@code source} and moves those still there; returns how many were read. */
-    static int adoptOnce(RedissonQueueStore store, BridgedQueue queue, ElementConversion conversion, Source source) {
+    /** What one call read, and how many of those it left for a later call. */
+    record Pass(int read, long deferred) {
+    }
+
+    /** Reads up to {@link #BATCH} elements of {@code source} and moves those still there. */
+    static Pass adoptOnce(RedissonQueueStore store, BridgedQueue queue, ElementConversion conversion, Source source) {
         List<Element> elements = store.peek(queue.target(), source, BATCH, OVERDUE_AFTER);
         if (elements.isEmpty()) {
-            return 0;
+            return new Pass(0, 0);
         }
         List<Adoption> adoptions = conversion.convert(elements);
         Adopted adopted = store.adopt(queue.queue(), queue.target(), adoptions);
@@ -114,12 +151,12 @@ final class ElementAdopter {
                     + queue.target() + "' could not be read as the handler's payload and went to the dead set; the "
                     + "first: " + first);
         }
-        return elements.size();
+        return new Pass(elements.size(), adopted.deferred());
     }
 
-    private void pause() {
+    private void pause(Duration pause) {
         try {
-            Thread.sleep(WAIT.toMillis());
+            Thread.sleep(pause.toMillis());
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();

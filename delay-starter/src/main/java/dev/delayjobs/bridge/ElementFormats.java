@@ -81,10 +81,11 @@ public final class ElementFormats {
         if (jacksonTwoPresent() && JacksonTwo.isJsonJacksonCodec(codec)) {
             return JacksonTwo.format(codec);
         }
-        return allowListed(queue, codec, codecName == null, allowedClasses);
+        return allowListed(queue, codec, codecName == null, allowedClasses, new ReadLimits(payloads.maxPayloadBytes()));
     }
 
-    private static ElementFormat allowListed(String queue, Codec codec, boolean defaulted, List<String> allowedClasses) {
+    private static ElementFormat allowListed(String queue, Codec codec, boolean defaulted, List<String> allowedClasses,
+            ReadLimits limits) {
         String name = "delay.queues." + queue + ".";
         String which = codec.getClass().getSimpleName() + (defaulted ? " (the RedissonClient's codec)" : "");
         if (!(codec instanceof Kryo5Codec) && !(codec instanceof SerializationCodec)) {
@@ -110,13 +111,13 @@ public final class ElementFormats {
                 }
             }
             try {
-                return new KryoFormat(kryo, allowed);
+                return new KryoFormat(kryo, allowed, limits);
             }
             catch (IllegalArgumentException ex) {
                 throw new InvalidFormatException(name + "redisson-allowed-classes", ex.getMessage());
             }
         }
-        return new JavaSerializationFormat(codec, allowed);
+        return new JavaSerializationFormat(codec, allowed, limits);
     }
 
     /** The decoded payload, if it is of the handler's type. */

@@ -47,6 +47,11 @@ public final class PayloadCodec {
         return json;
     }
 
+    /** {@code delay.max-payload-size} in bytes: the longest JSON a payload may have. */
+    public long maxPayloadBytes() {
+        return maxPayloadBytes;
+    }
+
     public JavaType type(Type type) {
         return mapper.getTypeFactory().constructType(type);
     }

@@ -9,6 +9,7 @@ import org.apache.commons.logging.LogFactory;
 
 import dev.delayjobs.NonRetryableJobException;
 import dev.delayjobs.core.DelayQueueObserver;
+import dev.delayjobs.core.ErrorText;
 import dev.delayjobs.redis.RedisJobStore;
 import dev.delayjobs.redis.StoredJob;
 
@@ -21,7 +22,6 @@ final class OutcomeRecorder {
 
     /** The container's log category, which applications already configure. */
     private static final Log logger = LogFactory.getLog(ListenerContainer.class);
-    private static final int MAX_ERROR_LENGTH = 2000;
 
     private final HandlerEndpoint endpoint;
     private final String partition;
@@ -109,23 +109,6 @@ final class OutcomeRecorder {
 
     /** An error as logged and stored: control characters escaped (no forged log lines), at most 2000 characters. */
     static String errorText(String text) {
-        StringBuilder safe = new StringBuilder(Math.min(text.length(), MAX_ERROR_LENGTH) + 16);
-        int i = 0;
-        for (; i < text.length() && safe.length() < MAX_ERROR_LENGTH; i++) {
-            char c = text.charAt(i);
-            if (c == '\n') {
-                safe.append("\\n");
-            }
-            else if (c == '\r') {
-                safe.append("\\r");
-            }
-            else if (Character.isISOControl(c)) {
-                safe.append(String.format("\\u%04x", (int) c));
-            }
-            else {
-                safe.append(c);
-            }
-        }
-        return i == text.length() ? safe.toString() : safe + "..."; // "..." only when something was cut
+        return ErrorText.of(text);
     }
 }

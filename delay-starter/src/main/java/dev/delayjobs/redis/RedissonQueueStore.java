@@ -76,8 +76,10 @@ public final class RedissonQueueStore {
      * @param created jobs created
      * @param dead jobs created dead (elements that could not be read)
      * @param gone elements no longer there (taken by another consumer or instance meanwhile)
+     * @param deferred elements still Redisson's, found deeper in its pending list than a call looks
+     *     (see {@code bridge-adopt.lua}): a later call moves them
      */
-    public record Adopted(long created, long dead, long gone) {
+    public record Adopted(long created, long dead, long gone, long deferred) {
     }
 
     /**
@@ -145,8 +147,7 @@ public final class RedissonQueueStore {
                 continue;
             }
             // -1: an element of the target list (due already), or a pending one that is in no timeout set
-            long dueAt = due == null || due.length == 0 ? -1
-                    : (long) Double.parseDouble(new String(due, StandardCharsets.US_ASCII));
+            long dueAt = due == null || due.length == 0 ? -1 : epochMillis(new String(due, StandardCharsets.US_ASCII));
             elements.add(new Element(source, (byte[]) r.get(i), (byte[]) r.get(i + 1), dueAt));
         }
         return elements;
@@ -173,7 +174,7 @@ public final class RedissonQueueStore {
                 ReturnType.LIST, List.of(target, r.timeouts(), r.pending(), k.jobs(), k.delayed(), k.ready(), k.stats(),
                         k.dead(), k.errors()), args.toArray()));
         return new Adopted(((Number) counts.get(0)).longValue(), ((Number) counts.get(1)).longValue(),
-                ((Number) counts.get(2)).longValue());
+                ((Number) counts.get(2)).longValue(), ((Number) counts.get(3)).longValue());
     }
 
     /** The depth of the Redisson queue over {@code target}. */
@@ -192,6 +193,15 @@ public final class RedissonQueueStore {
     public boolean sharesSlot(String queue, String target) {
         return ClusterSlot.of(new QueueKeys(prefix, queue).jobs()) == ClusterSlot.of(new RedissonQueueKeys(target).timeouts())
                 && ClusterSlot.of(target) == ClusterSlot.of(new RedissonQueueKeys(target).timeouts());
+    }
+
+    /** A score as Redis writes it: a number, or "inf" and "-inf", which anyone may have written to the set. */
+    private static long epochMillis(String score) {
+        return switch (score) {
+            case "inf" -> Long.MAX_VALUE;
+            case "-inf" -> Long.MIN_VALUE;
+            default -> (long) Double.parseDouble(score);
+        };
     }
 
     private static byte[] bytes(String text) {
