@@ -158,6 +158,66 @@ class KeyedSuccessorTest {
         assertThat(store.cancel("q", "k")).isFalse();
     }
 
+    @Test
+    void thePublishSaysItWasQueuedAndFindShowsTheSuccessor() {
+        publishAndClaim("\"first\"");
+
+        List<PublishOutcome> outcomes = store.publish("q", List.of(new NewJob("k", true, 60_000, false, "\"second\""),
+                new NewJob("k", true, 0, false, "\"kept out\""), new NewJob("k", true, 30_000, true, "\"third\"")));
+
+        assertThat(outcomes).containsExactly(PublishOutcome.QUEUED_AS_SUCCESSOR, PublishOutcome.KEPT_EXISTING,
+                PublishOutcome.QUEUED_AS_SUCCESSOR);
+        JobInfo info = store.find("q", "k").orElseThrow();
+        assertThat(info.state()).isEqualTo(JobState.RUNNING);
+        assertThat(info.payloadJson()).isEqualTo("\"first\"");
+        JobInfo.Successor successor = info.successor();
+        assertThat(successor).isNotNull();
+        assertThat(successor.payloadJson()).isEqualTo("\"third\"");
+        assertThat(successor.replacesJob()).isTrue();
+        assertThat(successor.dueAt().toEpochMilli() - successor.publishedAt().toEpochMilli()).isEqualTo(30_000);
+        assertThat(store.stats("q").delayed()).as("nothing waits in delayed before the held job ends").isZero();
+    }
+
+    @Test
+    void aGeneratedIdThatMeetsAHeldJobIsKeptOutToBeDrawnAgainNotQueued() {
+        publishAndClaim("\"first\"");
+
+        assertThat(store.publish("q", List.of(new NewJob("k", true, 0, false, "\"other\"", true))))
+                .containsExactly(PublishOutcome.KEPT_EXISTING);
+        assertThat(store.find("q", "k").orElseThrow().successor()).isNull();
+    }
+
+    @Test
+    void aReplacingPublishOntoARetriedJobWithASuccessorReplacesTheJobAndDropsTheSuccessor() {
+        StoredJob held = publishAndClaim("\"first\"");
+        store.publish("q", List.of(new NewJob("k", true, 0, false, "\"second\"")));
+        store.retry("q", "i1", held, "boom", Duration.ofMinutes(1));
+
+        assertThat(store.publish("q", List.of(new NewJob("k", true, 0, true, "\"newest\""))))
+                .containsExactly(PublishOutcome.REPLACED);
+
+        JobInfo info = store.find("q", "k").orElseThrow();
+        assertThat(info.payloadJson()).isEqualTo("\"newest\"");
+        assertThat(info.successor()).isNull();
+        store.ack("q", "i1", claim("i1"));
+        assertThat(store.find("q", "k")).as("nothing follows the newest intent").isEmpty();
+    }
+
+    @Test
+    void cancelOfAWaitingJobCancelsItsSuccessorToo() {
+        StoredJob held = publishAndClaim("\"first\"");
+        store.publish("q", List.of(new NewJob("k", true, 0, false, "\"second\"")));
+        store.retry("q", "i1", held, "boom", Duration.ofMinutes(1));
+
+        assertThat(store.cancel("q", "k")).isTrue();
+
+        assertThat(store.find("q", "k")).isEmpty();
+        assertThat(store.publish("q", List.of(new NewJob("k", true, 0, false, "\"fresh\""))))
+                .as("no successor left over to follow a new job").containsExactly(PublishOutcome.CREATED);
+        store.ack("q", "i1", claim("i1"));
+        assertThat(store.find("q", "k")).isEmpty();
+    }
+
     private StoredJob publishAndClaim(String payload) {
         store.publish("q", List.of(new NewJob("k", true, 0, false, payload)));
         List<StoredJob> claimed = claim("i1");
