@@ -231,8 +231,8 @@ local function take_over(q, id, waiting)
   end
 end
 
--- When the held job id lets go without ending: its successor takes the key if there is one (only a
--- replacing one when replacing_only). Returns whether one did.
+-- When the held job id is retried (replacing_only: only a replacing successor takes the key) or
+-- buried (any successor does). Returns whether one took it. O(log N).
 local function successor_takes_over(q, id, replacing_only)
   local waiting = redis.call('HGET', q.successors, id)
   if not waiting or (replacing_only and string.sub(waiting, 1, 1) ~= '1') then return false end

@@ -279,8 +279,11 @@ public final class FaultSoak {
                 }
             }
             for (String id : producer.cancelled) {
-                if (byId.containsKey(id)) {
-                    violations.add("CANCELLED-RAN " + id + ": cancel answered true, yet it was handled");
+                // a run before the cancel is no violation: the job was waiting again when cancelled
+                // (its run failed and waited for a retry, or its consumer died before the ack)
+                long cancelledAt = producer.cancelledAt.get(id);
+                if (byId.getOrDefault(id, List.of()).stream().anyMatch(h -> h.startedAt() >= cancelledAt)) {
+                    violations.add("CANCELLED-RAN " + id + ": cancel answered true at " + cancelledAt + ", yet it ran after");
                 }
             }
             int early = 0;
@@ -368,6 +371,8 @@ public final class FaultSoak {
         /** Keyed publishes after which their key had a successor waiting (their own, or one they were kept out of). */
         int keyedQueued;
         final Set<String> cancelled = new HashSet<>();
+        /** When each cancel that answered true returned. */
+        final Map<String, Long> cancelledAt = new HashMap<>();
         final List<String> pending = new ArrayList<>();
         int ambiguous;
         private final DelayPublisher publisher;
@@ -412,6 +417,7 @@ public final class FaultSoak {
                     String id = pending.remove(random.nextInt(pending.size()));
                     if (publisher.cancel(QUEUE, id)) {
                         cancelled.add(id);
+                        cancelledAt.put(id, System.currentTimeMillis());
                     }
                 }
                 else if (op < 94 && !pending.isEmpty()) {
