@@ -114,13 +114,13 @@ class KeyedSuccessorTest {
         StoredJob held = publishAndClaim("\"first\"");
         store.publish("q", List.of(new NewJob("k", true, 0, true, "\"second\"")));
 
-        store.release("q", "i1");
+        store.release("q", "i1", 2);
         StoredJob again = claim("i2").get(0);
         assertThat(again.payload()).as("a recovered job runs again as it was").isEqualTo("\"first\"");
         assertThat(again.gen()).isEqualTo(held.gen());
 
         // i3 takes it with a lease that runs out: recovery buries it (last attempt spent)
-        store.release("q", "i2");
+        store.release("q", "i2", 2);
         store.claim("q", "i3", 1, Duration.ofMillis(100), 1);
         await().atMost(Duration.ofSeconds(5)).until(() -> store.recoverExpired("q", 1).instances() == 1);
 
