@@ -28,9 +28,12 @@ public interface DelayPublisher {
     String publish(String queue, Object payload, Duration delay);
 
     /**
-     * Publishes a job whose id is the business {@code key}. When a job with this key already exists
-     * in the queue (waiting, running or dead) it is kept and its id returned: publishing the same
-     * key twice creates one job. Use {@link PublishRequest#replaceExisting()} to replace it.
+     * Publishes a job whose id is the business {@code key}. When a job with this key is waiting or
+     * dead it is kept and its id returned: publishing the same key twice creates one job. Use
+     * {@link PublishRequest#replaceExisting()} to replace it. When a consumer holds the job (running,
+     * or prefetched), the publish waits as the job's successor ({@link JobInfo#successor()}), which
+     * becomes the job when the held one is acked or buried: a new intent is never dropped because
+     * the old job was running.
      * @return {@code key}
      */
     String publish(String queue, Object payload, Duration delay, String key);
@@ -54,9 +57,10 @@ public interface DelayPublisher {
     List<String> publishAll(String queue, List<PublishRequest> requests);
 
     /**
-     * Cancels a job that is still waiting (delayed, or due and not yet taken by a consumer).
-     * @return {@code true} if the job was waiting and is now gone; {@code false} if it does not
-     *     exist, is running, or is dead
+     * Cancels a job that is still waiting (delayed, or due and not yet taken by a consumer), with
+     * its successor if one waits; of a running job, cancels only its successor.
+     * @return {@code true} if the job was waiting and is now gone, or a successor was; {@code false}
+     *     if it does not exist, is running with no successor, or is dead
      */
     boolean cancel(String queue, String id);
 

@@ -2,6 +2,8 @@ package dev.delayjobs;
 
 import java.time.Instant;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * What {@link DelayPublisher#find} knows of a job.
  *
@@ -13,7 +15,30 @@ import java.time.Instant;
  * @param attempts how many deliveries it has had so far
  * @param lastError the error of its last failed attempt, or {@code null}
  * @param payloadJson the payload as stored, JSON
+ * @param successor a publish with the job's key that met it RUNNING or PREFETCHED and waits to take
+ *     its key, or {@code null}
  */
 public record JobInfo(String queue, String id, JobState state, Instant dueAt, Instant publishedAt, int attempts,
-        String lastError, String payloadJson) {
+        String lastError, String payloadJson, @Nullable Successor successor) {
+
+    /** A job without a successor. */
+    public JobInfo(String queue, String id, JobState state, Instant dueAt, Instant publishedAt, int attempts,
+            String lastError, String payloadJson) {
+        this(queue, id, state, dueAt, publishedAt, attempts, lastError, payloadJson, null);
+    }
+
+    /**
+     * A keyed publish that met the job while a consumer held it (RUNNING or PREFETCHED). It becomes
+     * the job, with no attempt and its own due time, when the held job is acked or buried; with
+     * {@link PublishRequest#replaceExisting()} also when the held job is retried. Until then a
+     * recovered job keeps it, a second publish with the key is kept out of it (or replaces it, with
+     * {@code replaceExisting()}), and {@link DelayPublisher#cancel} deletes it.
+     *
+     * @param dueAt when it becomes due
+     * @param publishedAt when it was published
+     * @param replacesJob whether it was published with {@code replaceExisting()}
+     * @param payloadJson its payload, JSON
+     */
+    public record Successor(Instant dueAt, Instant publishedAt, boolean replacesJob, String payloadJson) {
+    }
 }

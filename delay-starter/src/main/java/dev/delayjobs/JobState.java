@@ -9,7 +9,8 @@ public enum JobState {
     /**
      * Taken by a consumer ahead of its workers ({@code delay.consumer.prefetch}), waiting in its buffer
      * for a free worker: no attempt counted yet. It can no longer be cancelled, rescheduled or
-     * replaced; the queue's counts show it as ready. If the consumer stops, it goes back to ready.
+     * replaced (a keyed publish waits as its successor, as for a RUNNING job); the queue's counts
+     * show it as ready. If the consumer stops, it goes back to ready.
      */
     PREFETCHED,
     /** Started by a consumer and not yet acknowledged. */

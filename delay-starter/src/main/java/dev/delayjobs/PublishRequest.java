@@ -62,7 +62,9 @@ public final class PublishRequest {
 
     /**
      * Replaces a job with the same key that is delayed, ready or dead (its attempts and error are
-     * reset). A running job is never replaced: the publish then keeps it and returns its id.
+     * reset). A running job is not replaced while it runs: the publish waits as its successor,
+     * which replaces it if the run fails (retried or buried) and follows it if the run succeeds
+     * ({@link JobInfo.Successor}).
      */
     public PublishRequest replaceExisting() {
         return new PublishRequest(payload, delay, dueAt, key, true, afterCommit);

@@ -110,12 +110,13 @@ class JobLifecycleTest {
         assertThat(app.publisher().reschedule("blocking", "run-1", Duration.ofMinutes(5))).isFalse();
         assertThat(app.publisher().publish("blocking", PublishRequest.of(new Note("replacement")).key("run-1").replaceExisting()))
                 .isEqualTo("run-1");
-        assertThat(app.publisher().find("blocking", "run-1").orElseThrow().payloadJson())
-                .as("a running job is never replaced").contains("slow");
+        JobInfo held = app.publisher().find("blocking", "run-1").orElseThrow();
+        assertThat(held.payloadJson()).as("a running job is never replaced while it runs").contains("slow");
+        assertThat(held.successor().payloadJson()).as("the publish waits as its successor").contains("replacement");
 
         app.handlers().release.countDown();
         await().atMost(Duration.ofSeconds(10)).until(() -> app.publisher().find("blocking", "run-1").isEmpty());
-        assertThat(app.handlers().blocking.count("run-1")).isEqualTo(1);
+        assertThat(app.handlers().blocking.count("run-1")).as("the run, then its successor").isEqualTo(2);
     }
 
     @Test

@@ -182,7 +182,8 @@ public final class RedisDelayPublisher implements DelayPublisher {
     }
 
     /**
-     * Stores one chunk; returns how many jobs it created or replaced. A kept existing job answers to
+     * Stores one chunk; returns how many jobs it created or replaced, or stored as the successor of a
+     * held job (which becomes the job when the held one ends). A kept existing job answers to
      * the same id, so for a business key the outcome only matters to the count. A generated id that
      * met an existing job (72 random bits: next to never) is drawn again, in {@code chunk} too.
      */
@@ -196,15 +197,16 @@ public final class RedisDelayPublisher implements DelayPublisher {
             List<Integer> clashedAt = new ArrayList<>();
             for (int i = 0; i < outcomes.size(); i++) {
                 int at = positions == null ? i : positions.get(i);
+                if (outcomes.get(i) == PublishOutcome.QUEUED_AS_SUCCESSOR && logger.isDebugEnabled()) {
+                    logger.debug("Queue '" + queue + "': job '" + attempt.get(i).id() + "' is held by a consumer; the "
+                            + "publish waits as its successor");
+                }
                 if (outcomes.get(i) != PublishOutcome.KEPT_EXISTING) {
                     created++;
                 }
-                else if (attempt.get(i).replaceExisting()) {
-                    logger.warn("Queue '" + queue + "': job '" + attempt.get(i).id() + "' is running and was not replaced");
-                }
                 else if (generated[offset + at]) {
                     NewJob job = attempt.get(i);
-                    NewJob fresh = new NewJob(newId(), job.relative(), job.time(), job.replaceExisting(), job.payload());
+                    NewJob fresh = new NewJob(newId(), job.relative(), job.time(), false, job.payload(), true);
                     chunk.set(at, fresh);
                     clashed.add(fresh);
                     clashedAt.add(at);
@@ -283,12 +285,13 @@ public final class RedisDelayPublisher implements DelayPublisher {
     private NewJob toJob(PublishRequest request) {
         String id = request.key() != null ? JobArguments.id(request.key()) : newId();
         // without a key there is nothing to replace: a generated id that clashes is drawn again instead
-        boolean replace = request.key() != null && request.isReplaceExisting();
+        boolean keyed = request.key() != null;
+        boolean replace = keyed && request.isReplaceExisting();
         String json = codec.write(request.payload());
         if (request.dueAt() != null) {
-            return new NewJob(id, false, JobArguments.dueAt(request.dueAt()).toEpochMilli(), replace, json);
+            return new NewJob(id, false, JobArguments.dueAt(request.dueAt()).toEpochMilli(), replace, json, !keyed);
         }
-        return new NewJob(id, true, JobArguments.delay(request.delay()).toMillis(), replace, json);
+        return new NewJob(id, true, JobArguments.delay(request.delay()).toMillis(), replace, json, !keyed);
     }
 
     private static PublishRequest requestArgument(PublishRequest request) {

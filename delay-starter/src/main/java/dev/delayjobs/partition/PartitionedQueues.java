@@ -51,7 +51,7 @@ public final class PartitionedQueues {
     public Optional<JobInfo> find(String queue, String id) {
         // the partition's name stands in the record read; the caller asked by the queue's
         return byId(queue, id, partition -> store.find(partition, id), Optional::isPresent).map(job -> new JobInfo(queue,
-                job.id(), job.state(), job.dueAt(), job.publishedAt(), job.attempts(), job.lastError(), job.payloadJson()));
+                job.id(), job.state(), job.dueAt(), job.publishedAt(), job.attempts(), job.lastError(), job.payloadJson(), job.successor()));
     }
 
     /**

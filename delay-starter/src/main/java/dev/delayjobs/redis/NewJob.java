@@ -8,11 +8,19 @@ package dev.delayjobs.redis;
  * @param time the delay or the due time
  * @param replaceExisting whether to replace a waiting or dead job with the same id
  * @param payload the payload JSON, or its envelope with headers ({@link JobEnvelope})
+ * @param generatedId whether the id was drawn by the publisher rather than a business key: such a
+ *     job meeting any job is kept out ({@link PublishOutcome#KEPT_EXISTING}, to be drawn again),
+ *     never stored as a held job's successor
  */
-public record NewJob(String id, boolean relative, long time, boolean replaceExisting, String payload) {
+public record NewJob(String id, boolean relative, long time, boolean replaceExisting, String payload, boolean generatedId) {
+
+    /** A job under a business key. */
+    public NewJob(String id, boolean relative, long time, boolean replaceExisting, String payload) {
+        this(id, relative, time, replaceExisting, payload, false);
+    }
 
     /** The same job, its payload stored with {@code headers}. */
     public NewJob carrying(java.util.Map<String, String> headers) {
-        return new NewJob(id, relative, time, replaceExisting, JobEnvelope.wrap(headers, payload));
+        return new NewJob(id, relative, time, replaceExisting, JobEnvelope.wrap(headers, payload), generatedId);
     }
 }

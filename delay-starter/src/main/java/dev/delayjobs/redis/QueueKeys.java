@@ -33,6 +33,11 @@ record QueueKeys(String prefix, String queue) {
         return base() + "stats";
     }
 
+    /** Keyed publishes that met their job held by a consumer, waiting to take its key (see _record.lua). */
+    String successors() {
+        return base() + "successors";
+    }
+
     String instances() {
         return base() + "instances";
     }

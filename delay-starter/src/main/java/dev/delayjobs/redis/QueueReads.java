@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
+import org.jspecify.annotations.Nullable;
 import org.redisson.api.RScript;
 import org.redisson.api.RScript.Mode;
 import org.redisson.api.RScript.ReturnType;
@@ -54,7 +55,7 @@ final class QueueReads {
     Optional<JobInfo> find(String queue, String id) {
         QueueKeys k = keys(queue);
         List<Object> r = call("look up in", queue, () -> FIND.run(script, Mode.READ_WRITE, ReturnType.LIST,
-                k.of(k.jobs(), k.delayed(), k.dead(), k.errors()), id));
+                k.of(k.jobs(), k.delayed(), k.dead(), k.errors(), k.successors()), id));
         if (r.isEmpty()) {
             return Optional.empty();
         }
@@ -62,11 +63,22 @@ final class QueueReads {
         JobState state = JobState.valueOf((String) r.get(1));
         String error = ((String) r.get(2)).isEmpty() ? null : (String) r.get(2);
         StoredJob job = StoredJob.parse(id, record);
+        JobInfo.Successor successor = successor(id, (String) r.get(3));
         if (job == null) {
-            return Optional.of(new JobInfo(queue, id, state, null, null, 0, error, record));
+            return Optional.of(new JobInfo(queue, id, state, null, null, 0, error, record, successor));
         }
         return Optional.of(new JobInfo(queue, id, state, Instant.ofEpochMilli(job.dueAt()),
-                Instant.ofEpochMilli(job.publishedAt()), job.attempts(), error, job.payload()));
+                Instant.ofEpochMilli(job.publishedAt()), job.attempts(), error, job.payload(), successor));
+    }
+
+    /** find.lua's successor: '' for none, else the replace flag ('0'/'1') and the record (see _record.lua). */
+    private static JobInfo.@Nullable Successor successor(String id, String stored) {
+        StoredJob job = stored.isEmpty() ? null : StoredJob.parse(id, stored.substring(1));
+        if (job == null) {
+            return null;
+        }
+        return new JobInfo.Successor(Instant.ofEpochMilli(job.dueAt()), Instant.ofEpochMilli(job.publishedAt()),
+                stored.charAt(0) == '1', job.payload());
     }
 
     @SuppressWarnings("unchecked")

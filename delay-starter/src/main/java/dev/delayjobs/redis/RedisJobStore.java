@@ -206,11 +206,11 @@ public final class RedisJobStore {
             args[i++] = job.id();
             args[i++] = job.relative() ? "d" : "a";
             args[i++] = Long.toString(job.time());
-            args[i++] = job.replaceExisting() ? "1" : "0";
+            args[i++] = job.generatedId() ? "n" : job.replaceExisting() ? "1" : "0";
             args[i++] = job.payload();
         }
         List<Object> keyList = k.of(k.jobs(), k.delayed(), k.ready(), k.stats(), k.dead(), k.errors(), k.request(requestId()),
-                k.control());
+                k.control(), k.successors());
         ReplicaConfirmation confirmation = confirmations.apply(queue);
         CompletableFuture<List<Object>> reply;
         if (confirmation.replicas() == 0) {
@@ -246,6 +246,7 @@ public final class RedisJobStore {
             outcomes.add(switch (((Number) status).intValue()) {
                 case 1 -> PublishOutcome.CREATED;
                 case 2 -> PublishOutcome.REPLACED;
+                case 3 -> PublishOutcome.QUEUED_AS_SUCCESSOR;
                 default -> PublishOutcome.KEPT_EXISTING;
             });
         }
@@ -377,31 +378,34 @@ public final class RedisJobStore {
         return args;
     }
 
-    /** Deletes jobs whose handler succeeded. */
+    /** Deletes jobs whose handler succeeded; the successor of each, if any, takes its key. */
     public int ack(String queue, String instance, List<StoredJob> jobs) {
         QueueKeys k = keys(queue);
-        Object[] args = claimArgs(jobs);
+        Object[] claims = claimArgs(jobs);
+        Object[] args = new Object[claims.length + 1];
+        args[0] = k.wakeChannel();
+        System.arraycopy(claims, 0, args, 1, claims.length);
         Long done = RedisCalls.call("ack on", queue, () -> ACK.run(script, Mode.READ_WRITE, ReturnType.LONG,
-                k.of(k.active(instance), k.jobs(), k.errors(), k.stats()), args));
+                k.of(k.active(instance), k.jobs(), k.errors(), k.stats(), k.delayed(), k.ready(), k.successors()), args));
         return done.intValue();
     }
 
-    /** Schedules a failed job again after {@code backoff}. */
+    /** Schedules a failed job again after {@code backoff}, or lets its replacing successor take its key. */
     public boolean retry(String queue, String instance, StoredJob job, String error, Duration backoff) {
         QueueKeys k = keys(queue);
         Long r = RedisCalls.call("retry on", queue, () -> RETRY.run(script, Mode.READ_WRITE, ReturnType.LONG,
-                k.of(k.active(instance), k.jobs(), k.delayed(), k.errors(), k.stats()),
+                k.of(k.active(instance), k.jobs(), k.delayed(), k.errors(), k.stats(), k.ready(), k.successors()),
                 job.id(), job.gen(), error, Long.toString(backoff.toMillis()), k.wakeChannel(),
                 Integer.toString(job.attempts())));
         return r == 1L;
     }
 
-    /** Moves a claimed job to the dead set with {@code error}. */
+    /** Moves a claimed job to the dead set with {@code error}, or, when it has a successor, lets that take its key. */
     public boolean bury(String queue, String instance, StoredJob job, String error) {
         QueueKeys k = keys(queue);
         Long r = RedisCalls.call("bury on", queue, () -> BURY.run(script, Mode.READ_WRITE, ReturnType.LONG,
-                k.of(k.active(instance), k.jobs(), k.dead(), k.errors(), k.stats()), job.id(), job.gen(), error,
-                Integer.toString(job.attempts())));
+                k.of(k.active(instance), k.jobs(), k.dead(), k.errors(), k.stats(), k.delayed(), k.ready(), k.successors()),
+                job.id(), job.gen(), error, Integer.toString(job.attempts()), k.wakeChannel()));
         return r == 1L;
     }
 
@@ -465,17 +469,18 @@ public final class RedisJobStore {
         args.add(Long.toString(fenceKept.toMillis()));
         args.addAll(keep);
         List<Object> keys = new ArrayList<>(k.of(k.instances(), k.workers(), k.ready(), k.jobs(), k.dead(), k.errors(),
-                k.stats(), k.claimFences(), k.forgottenFences()));
+                k.stats(), k.claimFences(), k.forgottenFences(), k.delayed(), k.successors()));
         keys.addAll(QueueReads.activeLists(k, instances));
         List<Object> r = RedisCalls.call("recover jobs of", queue, () -> RECOVER.run(script, Mode.READ_WRITE, ReturnType.LIST, keys,
                 args.toArray()));
         return new Recovery(asLong(r.get(0)), asLong(r.get(1)), asLong(r.get(2)), asLong(r.get(3)));
     }
 
+    /** Deletes a waiting job and its successor, or only the successor of a held job. */
     public boolean cancel(String queue, String id) {
         QueueKeys k = keys(queue);
         Long r = RedisCalls.call("cancel on", queue, () -> cancelScript.run(script, Mode.READ_WRITE, ReturnType.LONG,
-                k.of(k.jobs(), k.delayed(), k.dead(), k.errors(), k.request(requestId())), id));
+                k.of(k.jobs(), k.delayed(), k.dead(), k.errors(), k.request(requestId()), k.successors()), id));
         return r == 1L;
     }
 

@@ -1,17 +1,21 @@
 -- cancel: deletes a job that is still waiting (DELAYED or READY). A READY job's id may stay in
 -- the ready list; claim drops it since its record is gone.
 -- KEYS[1] jobs (hash)   KEYS[2] delayed (zset)   KEYS[3] dead (zset)   KEYS[4] errors (hash)
--- KEYS[5] memo of this request (string; see replayed() in _record.lua)
+-- KEYS[5] memo of this request (string; see replayed() in _record.lua)   KEYS[6] successors (hash)
 -- ARGV[1] id
--- Returns 1 if cancelled, 0 if absent, held by a consumer (RUNNING or PREFETCHED) or dead; a resent copy returns the first run's answer
+-- A job's successor (a keyed publish that met it held, see _record.lua) is cancelled with it, and
+-- alone when the job is held: the held job runs on and is not followed.
+-- Returns 1 if cancelled (the job, or the successor of a held one), 0 if absent, held by a consumer
+-- (RUNNING or PREFETCHED) with no successor, or dead; a resent copy returns the first run's answer
 -- (a cancel that succeeded is not reported as failed). Cost: O(log N).
 local prior = replayed(KEYS[5])
 if prior then return prior end
+local successor = redis.call('HDEL', KEYS[6], ARGV[1])
 local rec = redis.call('HGET', KEYS[1], ARGV[1])
-if not rec then return remember(KEYS[5], 0) end
+if not rec then return remember(KEYS[5], successor) end
 if redis.call('ZREM', KEYS[2], ARGV[1]) == 0 then
   local r = decode(rec)
-  if (r and r.hold ~= FREE) or redis.call('ZSCORE', KEYS[3], ARGV[1]) then return remember(KEYS[5], 0) end
+  if (r and r.hold ~= FREE) or redis.call('ZSCORE', KEYS[3], ARGV[1]) then return remember(KEYS[5], successor) end
 end
 redis.call('HDEL', KEYS[1], ARGV[1])
 redis.call('HDEL', KEYS[4], ARGV[1])

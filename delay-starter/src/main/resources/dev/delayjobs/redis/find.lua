@@ -1,7 +1,9 @@
 -- find: reads one job and where it is (read-only).
 -- KEYS[1] jobs (hash)   KEYS[2] delayed (zset)   KEYS[3] dead (zset)   KEYS[4] errors (hash)
+-- KEYS[5] successors (hash)
 -- ARGV[1] id
--- Returns {} if absent, else {record, 'DELAYED'|'READY'|'PREFETCHED'|'RUNNING'|'DEAD', last error or ''}.
+-- Returns {} if absent, else {record, 'DELAYED'|'READY'|'PREFETCHED'|'RUNNING'|'DEAD', last error or '',
+-- successor (replace flag and record, see queue_successor in _record.lua) or ''}. Cost: O(1).
 local rec = redis.call('HGET', KEYS[1], ARGV[1])
 if not rec then return {} end
 local state = 'READY'
@@ -10,4 +12,4 @@ if redis.call('ZSCORE', KEYS[3], ARGV[1]) then state = 'DEAD'
 elseif redis.call('ZSCORE', KEYS[2], ARGV[1]) then state = 'DELAYED'
 elseif r and r.hold == RUNNING then state = 'RUNNING'
 elseif r and r.hold == PREFETCHED then state = 'PREFETCHED' end
-return { rec, state, redis.call('HGET', KEYS[4], ARGV[1]) or '' }
+return { rec, state, redis.call('HGET', KEYS[4], ARGV[1]) or '', redis.call('HGET', KEYS[5], ARGV[1]) or '' }

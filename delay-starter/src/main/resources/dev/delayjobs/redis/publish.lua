@@ -6,11 +6,17 @@
 -- again would make a duplicate)
 -- KEYS[8] control (hash, see pause.lua): its 'partitions' field, when set, is how many partitions the
 -- queue is laid out in (see record-layout.lua); jobs routed by another count are refused
+-- KEYS[9] successors (hash, see queue_successor in _record.lua)
 -- ARGV[1] wake channel  ARGV[2] job count n  ARGV[3] partition count the publisher routed by
--- then per job 5 values: id, 'd' (delay ms from now) or 'a' (absolute epoch ms), time, replace (0/1), payload
--- Returns per job: 1 created, 2 replaced an existing job, 0 kept the existing job; or the error
+-- then per job 5 values: id, 'd' (delay ms from now) or 'a' (absolute epoch ms), time, replace, payload
+-- replace: '1' replace an existing job, '0' keep it, 'n' a generated id (kept too when it meets any
+-- job, held or not, so the publisher draws another id)
+-- A keyed publish ('0' or '1') that meets its job held by a consumer (RUNNING or PREFETCHED) is
+-- stored as the key's successor (queue_successor), or applied to the successor waiting already.
+-- Returns per job: 1 created, 2 replaced an existing job, 0 kept the existing job (or successor),
+-- 3 stored as the successor of the held job; or the error
 -- 'LAYOUT <count>', storing nothing, when the queue is laid out in another number of partitions.
--- Commands: n HSETNX (an HGET more per replacing job), then one HINCRBY, one ZADD and one RPUSH
+-- Commands: n HSETNX (an HGET and an HDEL more per keyed job that meets one), then one HINCRBY, one ZADD and one RPUSH
 -- for the whole call, so a batch costs about one command per job.
 -- Cost: O(n log N).
 local prior = replayed(KEYS[7])
@@ -36,18 +42,22 @@ for i = 0, n - 1 do
   local record = new_record(last_gen - n + 1 + i, due, now, payload)
   local status = 1
   if redis.call('HSETNX', KEYS[1], id, record) == 0 then
-    local old = replace == '1' and decode(redis.call('HGET', KEYS[1], id))
-    if replace ~= '1' or (old and old.hold ~= FREE) then
+    local old = replace ~= 'n' and decode_header(redis.call('HGET', KEYS[1], id))
+    if old and old.hold ~= FREE then
+      status = queue_successor(KEYS[9], id, record, replace)
+    elseif replace ~= '1' then
       status = 0
     else
       status = 2
       redis.call('ZREM', KEYS[2], id)
       redis.call('ZREM', KEYS[5], id)
       redis.call('HDEL', KEYS[6], id)
+      -- the replacement is the newest intent: a successor left waiting by a retry or recovery goes
+      redis.call('HDEL', KEYS[9], id)
       redis.call('HSET', KEYS[1], id, record)
     end
   end
-  if status ~= 0 then
+  if status == 1 or status == 2 then
     -- an id met again in this call (replaced within the batch) keeps only its last placement
     local before = placed[id]
     if before then

@@ -11,7 +11,8 @@
 -- KEYS[1] instances (zset)   KEYS[2] workers (hash)   KEYS[3] ready (list)   KEYS[4] jobs (hash)
 -- KEYS[5] dead (zset)        KEYS[6] errors (hash)    KEYS[7] stats (hash)   KEYS[8] fences (hash)
 -- KEYS[9] forgotten fences (zset: instance -> when its fence may go)
--- KEYS[10..] the active:<instance> lists this call may touch: the instance's to release, or those of
+-- KEYS[10] delayed (zset)     KEYS[11] successors (hash)
+-- KEYS[12..] the active:<instance> lists this call may touch: the instance's to release, or those of
 -- the instances the caller found expired in KEYS[1] just before (consumer-instances.lua). An
 -- expired instance whose list is not declared (its lease ran out after that read) is left for the
 -- next call.
@@ -29,6 +30,9 @@
 -- Returns {jobs sent back to ready, jobs buried, instances removed, the released instance's fence}.
 -- Cost: O(H) for H held jobs (the instance's running and prefetched jobs), plus O(log F) per fence
 -- deleted (at most 100); independent of the backlog.
+-- A job sent back to ready keeps its successor (a keyed publish that met it held, see _record.lua);
+-- one buried here is counted dead and its successor, if any, takes the key instead (no wake: the
+-- sweep that runs this transfers it, at most one sweep later than its due time).
 run_even_when_full(KEYS[2])
 local now = now_ms()
 local max_attempts = tonumber(ARGV[2])
@@ -40,7 +44,8 @@ else
   instances = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, 100)
 end
 local declared = {}
-for i = 10, #KEYS do declared[KEYS[i]] = true end
+for i = 12, #KEYS do declared[KEYS[i]] = true end
+local q = { jobs = KEYS[4], delayed = KEYS[10], ready = KEYS[3], errors = KEYS[6], successors = KEYS[11] }
 local keep = {}
 for i = 7, #ARGV do keep[ARGV[i]] = true end
 local fence_kept_until = now + tonumber(ARGV[6])
@@ -69,9 +74,11 @@ for _, instance in ipairs(instances) do
             if r.suspect == 1 then
               why = why .. ', after an earlier consumer stopped while holding it with no start mark recorded'
             end
-            redis.call('ZADD', KEYS[5], now, id)
-            redis.call('HSET', KEYS[6], id, why)
             redis.call('HINCRBY', KEYS[7], 'dead', 1)
+            if not successor_takes_over(q, id, false) then
+              redis.call('ZADD', KEYS[5], now, id)
+              redis.call('HSET', KEYS[6], id, why)
+            end
             buried = buried + 1
           else
             back[#back + 1] = id

@@ -38,7 +38,7 @@ class ResentScriptTest {
     @Test
     void aResentPublishStoresOneJobAndAnswersCreatedAgain() {
         List<Object> keys = k.of(k.jobs(), k.delayed(), k.ready(), k.stats(), k.dead(), k.errors(), k.request("p-1"),
-                k.control());
+                k.control(), k.successors());
         Object[] args = { k.wakeChannel(), "1", "1", "gen-id-1", "d", "60000", "0", "\"x\"" };
         List<Object> first = LuaScript.load("publish").run(script, Mode.READ_WRITE, ReturnType.LIST, keys, args);
         List<Object> copy = LuaScript.load("publish").run(script, Mode.READ_WRITE, ReturnType.LIST, keys, args);
@@ -46,6 +46,21 @@ class ResentScriptTest {
         assertThat(first).containsExactly(1L);
         assertThat(copy).as("not KEPT_EXISTING, which the publisher reads as an id clash").containsExactly(1L);
         assertThat(store.stats("q").delayed()).isEqualTo(1);
+    }
+
+    @Test
+    void aResentPublishThatMetAHeldJobAnswersQueuedAgainNotKept() {
+        store.publish("q", List.of(new NewJob("k", true, 0, false, "\"old\"")));
+        store.claim("q", "i1", 1, Duration.ofSeconds(10), 1);
+        List<Object> keys = k.of(k.jobs(), k.delayed(), k.ready(), k.stats(), k.dead(), k.errors(), k.request("p-2"),
+                k.control(), k.successors());
+        Object[] args = { k.wakeChannel(), "1", "1", "k", "d", "0", "0", "\"new\"" };
+        List<Object> first = LuaScript.load("publish").run(script, Mode.READ_WRITE, ReturnType.LIST, keys, args);
+        List<Object> copy = LuaScript.load("publish").run(script, Mode.READ_WRITE, ReturnType.LIST, keys, args);
+
+        assertThat(first).as("stored as the running job's successor").containsExactly(3L);
+        assertThat(copy).as("not KEPT_EXISTING, which a second publish onto the successor would answer").containsExactly(3L);
+        assertThat(store.find("q", "k").orElseThrow().successor().payloadJson()).isEqualTo("\"new\"");
     }
 
     @Test
@@ -82,7 +97,7 @@ class ResentScriptTest {
     @Test
     void aResentCancelAnswersThatItCancelled() {
         store.publish("q", List.of(new NewJob("a", true, 60_000, false, "1")));
-        List<Object> keys = k.of(k.jobs(), k.delayed(), k.dead(), k.errors(), k.request("x-1"));
+        List<Object> keys = k.of(k.jobs(), k.delayed(), k.dead(), k.errors(), k.request("x-1"), k.successors());
         Long first = LuaScript.load("cancel").run(script, Mode.READ_WRITE, ReturnType.LONG, keys, "a");
         Long copy = LuaScript.load("cancel").run(script, Mode.READ_WRITE, ReturnType.LONG, keys, "a");
 
