@@ -20,7 +20,6 @@ import java.util.regex.Pattern;
 
 import org.jspecify.annotations.Nullable;
 import org.redisson.api.RScript;
-import org.redisson.api.RSet;
 import org.redisson.api.RScript.Mode;
 import org.redisson.api.RScript.ReturnType;
 import org.redisson.api.RTopic;
@@ -56,6 +55,7 @@ public final class RedisJobStore {
     private static final LuaScript RECOVER = LuaScript.load("recover");
     private static final LuaScript CANCEL = LuaScript.load("cancel");
     private static final LuaScript RESCHEDULE = LuaScript.load("reschedule");
+    private static final LuaScript REGISTER_QUEUE = LuaScript.load("register-queue");
     /**
      * How long the claim fence of a forgotten instance (stopped, or its lease ran out) is kept: far
      * longer than any claim of it can take to reach Redis, and short enough that the fences of
@@ -158,14 +158,11 @@ public final class RedisJobStore {
         return probe.equals(seen);
     }
 
-    /**
-     * Records the queue name in the registry of known queues, once per store. Read first: a full
-     * Redis refuses SADD even of a member it holds, and a consumer starting then must not fail.
-     */
+    /** Records the queue name in the registry of known queues, once per store (register-queue.lua). */
     public void registerQueue(String queue) {
         if (!registered.contains(queue)) {
-            RSet<String> registry = redisson.getSet(QueueKeys.registry(prefix), StringCodec.INSTANCE);
-            RedisCalls.call("register", queue, () -> registry.contains(queue) || registry.add(queue));
+            RedisCalls.call("register", queue, () -> REGISTER_QUEUE.run(script, Mode.READ_WRITE, ReturnType.LONG,
+                    List.of(QueueKeys.registry(prefix)), queue));
             registered.add(queue);
         }
     }
