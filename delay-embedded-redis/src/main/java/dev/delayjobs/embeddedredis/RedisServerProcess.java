@@ -360,6 +360,9 @@ public final class RedisServerProcess implements AutoCloseable {
 
     /**
      * The binary a server started without {@link Builder#binary(File)} runs (see the class comment).
+     *
+     * @return the executable: the one {@value #BINARY_PROPERTY} or {@value #BINARY_ENV} names, else
+     *     the bundled one for this platform, else the {@code redis-server} on the PATH
      * @throws IllegalStateException when the one named is not there, or there is none at all
      */
     public static File defaultBinary() {
@@ -374,6 +377,10 @@ public final class RedisServerProcess implements AutoCloseable {
     /**
      * The server and version of a binary, from its {@code --version}: {@code "Redis 7.0.15"},
      * {@code "Valkey 8.0.1"}.
+     *
+     * @param binary a {@code redis-server} (or compatible server) executable; it is run once with
+     *     {@code --version}
+     * @return the server's name and version, as its {@code --version} output names them
      * @throws IllegalStateException when it does not run or says no version
      */
     public static String describe(File binary) {
