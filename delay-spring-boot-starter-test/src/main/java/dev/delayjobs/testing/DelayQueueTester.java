@@ -85,7 +85,8 @@ public final class DelayQueueTester {
      * is gone too). Fails at once when the job goes to the dead set, with its last error.
      *
      * <p>A job that was never published, or was handled before the call, counts as handled at
-     * once: the wait cannot tell them apart.
+     * once: the wait cannot tell them apart. A keyed job with a successor (a publish with its key
+     * that met it running) is gone only once the successor, which takes its key, is handled too.
      *
      * @param queue the queue the job was published to
      * @param id the id {@link DelayPublisher#publish} returned, or the job's business key
