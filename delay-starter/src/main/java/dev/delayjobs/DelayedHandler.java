@@ -26,25 +26,64 @@ import java.lang.annotation.Target;
 @Documented
 public @interface DelayedHandler {
 
-    /** The queue to consume: letters, digits, '.', '_' or '-', at most 100 characters. */
+    /**
+     * The queue to consume: letters, digits, '.', '_' or '-', at most 100 characters.
+     *
+     * @return the queue's name, starting with a letter or digit, or a placeholder or SpEL
+     *     expression that resolves to it; an invalid name fails startup
+     */
     String queue();
 
-    /** How many jobs of this queue run at once in this instance. */
+    /**
+     * How many jobs of this queue run at once in this instance.
+     *
+     * @return a number from 1 to 1000; empty to use {@code delay.queues.<queue>.concurrency}, else
+     *     {@code delay.consumer.concurrency} (1 by default)
+     */
     String concurrency() default "";
 
-    /** How many deliveries a job gets before it goes to the dead set (1 = no retry). */
+    /**
+     * How many deliveries a job gets before it goes to the dead set (1 = no retry).
+     *
+     * @return a number, at least 1; empty to use {@code delay.queues.<queue>.max-attempts}, else
+     *     {@code delay.consumer.max-attempts} (3 by default)
+     */
     String maxAttempts() default "";
 
-    /** Delay before the first retry, as a duration ({@code "500ms"}, {@code "10s"}, {@code "PT1M"}). */
+    /**
+     * Delay before the first retry, as a duration ({@code "500ms"}, {@code "10s"}, {@code "PT1M"}).
+     *
+     * @return a duration, zero or more; empty to use {@code delay.queues.<queue>.backoff.initial},
+     *     else {@code delay.consumer.backoff.initial} (1 second by default)
+     */
     String backoffInitial() default "";
 
-    /** Factor applied to the retry delay after each failed attempt. */
+    /**
+     * Factor applied to the retry delay after each failed attempt: the delay after failed attempt
+     * {@code k} is {@code backoffInitial * backoffMultiplier^(k-1)}, capped at {@link #backoffMax()}
+     * and spread by {@code delay.consumer.backoff.jitter}.
+     *
+     * @return a decimal number, at least 1.0 ({@code "2"}, {@code "1.5"}); empty to use
+     *     {@code delay.queues.<queue>.backoff.multiplier}, else
+     *     {@code delay.consumer.backoff.multiplier} (2.0 by default)
+     */
     String backoffMultiplier() default "";
 
-    /** Upper bound of the retry delay, as a duration. */
+    /**
+     * Upper bound of the retry delay, as a duration.
+     *
+     * @return a duration, at least {@link #backoffInitial()}; empty to use
+     *     {@code delay.queues.<queue>.backoff.max}, else {@code delay.consumer.backoff.max}
+     *     (10 minutes by default)
+     */
     String backoffMax() default "";
 
-    /** Whether the handler starts consuming with the application context ({@code "true"} by default). */
+    /**
+     * Whether the handler starts consuming with the application context ({@code "true"} by default).
+     *
+     * @return {@code "true"} or {@code "false"} (in any case); empty to use
+     *     {@code delay.queues.<queue>.auto-startup}, else {@code delay.consumer.auto-startup}
+     */
     String autoStartup() default "";
 
     /**
@@ -53,6 +92,9 @@ public @interface DelayedHandler {
      * and the attempt counts as failed with the error {@code handler timed out after <timeout>}:
      * the job is retried, or goes to the dead set after its last attempt. Whatever the method does
      * after that is ignored; it cannot acknowledge the job any more. No limit by default.
+     *
+     * @return a positive duration; empty to use {@code delay.queues.<queue>.handler-timeout}, else
+     *     {@code delay.consumer.handler-timeout} (unset: no limit)
      */
     String handlerTimeout() default "";
 }

@@ -21,7 +21,20 @@ import org.jspecify.annotations.Nullable;
 public record JobInfo(String queue, String id, JobState state, Instant dueAt, Instant publishedAt, int attempts,
         String lastError, String payloadJson, @Nullable Successor successor) {
 
-    /** A job without a successor. */
+    /**
+     * A job without a successor: {@link #successor()} is {@code null}. The form of this record
+     * before successors existed, kept for code that builds one (a test double of
+     * {@link DelayPublisher#find}, say).
+     *
+     * @param queue the queue the job was published to
+     * @param id the job id (the business key when one was given)
+     * @param state where the job is
+     * @param dueAt when it becomes (or became) due
+     * @param publishedAt when it was published
+     * @param attempts how many deliveries it has had so far
+     * @param lastError the error of its last failed attempt, or {@code null}
+     * @param payloadJson the payload as stored, JSON
+     */
     public JobInfo(String queue, String id, JobState state, Instant dueAt, Instant publishedAt, int attempts,
             String lastError, String payloadJson) {
         this(queue, id, state, dueAt, publishedAt, attempts, lastError, payloadJson, null);

@@ -23,6 +23,15 @@ public record RateLimit(int permits, Duration window) {
     private static final Duration SHORTEST = Duration.ofMillis(10);
     private static final Duration LONGEST = Duration.ofHours(1);
 
+    /**
+     * A limit of {@code permits} jobs started per {@code window}.
+     *
+     * @param permits jobs that may start in one window, 1 to {@value #MAX_PERMITS}
+     * @param window the sliding window, 10 ms to 1 hour, in whole milliseconds
+     * @throws NullPointerException when {@code window} is null
+     * @throws IllegalArgumentException when {@code permits} or {@code window} is out of range,
+     *     or {@code window} is not a whole number of milliseconds, saying which
+     */
     public RateLimit {
         Objects.requireNonNull(window, "window");
         if (permits < 1 || permits > MAX_PERMITS) {
@@ -40,6 +49,9 @@ public record RateLimit(int permits, Duration window) {
      * Reads {@code permits/window}, the window in Spring Boot's duration format ({@code 1s},
      * {@code 500ms}, {@code 1m}, {@code PT1S}).
      *
+     * @param text {@code permits/window}, such as {@code 100/1s}; spaces around either part are
+     *     ignored
+     * @return the limit
      * @throws IllegalArgumentException naming what is wrong with {@code text}
      */
     public static RateLimit parse(String text) {
@@ -63,7 +75,11 @@ public record RateLimit(int permits, Duration window) {
         return new RateLimit(permits, window);
     }
 
-    /** The rate in jobs per second. */
+    /**
+     * The rate in jobs per second.
+     *
+     * @return {@code permits} divided by the window in seconds: {@code 5/500ms} is 10.0
+     */
     public double perSecond() {
         return permits * 1000.0 / window.toMillis();
     }

@@ -29,10 +29,18 @@ public final class RedisCluster implements AutoCloseable {
     }
 
     /**
-     * Starts {@code masters} masters with {@code replicasPerMaster} replicas each.
+     * Starts {@code masters} masters with {@code replicasPerMaster} replicas each, every node a
+     * {@code redis-server} with a temporary data directory, and forms the cluster.
      *
+     * @param masters how many masters, at least 1; master {@code i} of {@code n} serves slots
+     *     {@code 16384 * i / n} up to {@code 16384 * (i + 1) / n - 1}
+     * @param replicasPerMaster replicas of each master, 0 for none
      * @param nodeTimeout {@code cluster-node-timeout}: how long a node may not answer before the
      *     others count it failed (and a replica takes over)
+     * @return the cluster, once every node reports {@code cluster_state:ok}, every replica is in
+     *     sync with its master and every node sees all the others
+     * @throws IllegalStateException when a node cannot be started, or the cluster is not formed
+     *     within 30 seconds; the nodes started so far are stopped first
      */
     public static RedisCluster start(int masters, int replicasPerMaster, Duration nodeTimeout) {
         RedisCluster cluster = new RedisCluster();
@@ -53,22 +61,45 @@ public final class RedisCluster implements AutoCloseable {
         }
     }
 
+    /**
+     * The nodes started as masters. After a failover one of them may be a replica: ask
+     * {@link #masterOf(String)} which node serves a key now.
+     *
+     * @return the masters in slot order (the first serves slot 0), a copy
+     */
     public List<RedisServerProcess> masters() {
         return List.copyOf(masters);
     }
 
+    /**
+     * The nodes started as replicas.
+     *
+     * @return the replicas of the first master, then those of the second, and so on; a copy
+     */
     public List<RedisServerProcess> replicas() {
         return List.copyOf(replicas);
     }
 
-    /** {@code host:port,host:port,...} of every node: {@code spring.data.redis.cluster.nodes}. */
+    /**
+     * {@code host:port,host:port,...} of every node: {@code spring.data.redis.cluster.nodes}.
+     *
+     * @return the addresses of the masters, then the replicas, comma-separated
+     */
     public String nodes() {
         List<RedisServerProcess> all = new ArrayList<>(masters);
         all.addAll(replicas);
         return all.stream().map(RedisServerProcess::address).collect(Collectors.joining(","));
     }
 
-    /** The master that serves {@code key} now (asked of the cluster, so it follows failovers). */
+    /**
+     * The master that serves {@code key} now (asked of the cluster, so it follows failovers).
+     *
+     * @param key a Redis key; only its hash tag counts when it has one ({@code "{q}:ready"} and
+     *     {@code "{q}:jobs"} share a slot)
+     * @return the node serving the key's slot: one of {@link #masters()}, or of {@link #replicas()}
+     *     after a failover
+     * @throws IllegalStateException when none of the running masters answers
+     */
     @SuppressWarnings("unchecked")
     public RedisServerProcess masterOf(String key) {
         for (RedisServerProcess master : masters) {

@@ -23,7 +23,16 @@ public final class RedisSentinelGroup implements AutoCloseable {
     }
 
     /**
+     * Starts a master, {@code replicaCount} replicas of it and three sentinels (quorum 2) watching
+     * it, each with a temporary data directory.
+     *
+     * @param replicaCount how many replicas; a failover needs at least 1
      * @param downAfter how long the master may not answer before the sentinels fail it over
+     *     ({@code down-after-milliseconds})
+     * @return the group, once every replica is in sync and every sentinel knows the master, its
+     *     replicas and the other two sentinels
+     * @throws IllegalStateException when a server cannot be started, or the group is not ready
+     *     within 30 seconds; the servers started so far are stopped first
      */
     public static RedisSentinelGroup start(int replicaCount, Duration downAfter) {
         RedisSentinelGroup group = new RedisSentinelGroup(RedisServerProcess.builder().start());
@@ -57,21 +66,39 @@ public final class RedisSentinelGroup implements AutoCloseable {
         }
     }
 
-    /** The master the group started with (after a failover, one of the replicas is master). */
+    /**
+     * The master the group started with (after a failover, one of the replicas is master).
+     *
+     * @return the server started as master; {@link #currentMasterPort()} tells which one is master now
+     */
     public RedisServerProcess initialMaster() {
         return master;
     }
 
+    /**
+     * The servers started as replicas of {@link #initialMaster()}.
+     *
+     * @return the replicas, a copy
+     */
     public List<RedisServerProcess> replicas() {
         return List.copyOf(replicas);
     }
 
-    /** {@code host:port,...} of the sentinels: {@code spring.data.redis.sentinel.nodes}. */
+    /**
+     * {@code host:port,...} of the sentinels: {@code spring.data.redis.sentinel.nodes}.
+     *
+     * @return the addresses of the three sentinels, comma-separated
+     */
     public String sentinelNodes() {
         return sentinels.stream().map(RedisServerProcess::address).collect(Collectors.joining(","));
     }
 
-    /** The port of the master as the sentinels see it now. */
+    /**
+     * The port of the master as the sentinels see it now.
+     *
+     * @return the master's port as named by the first sentinel that answers
+     * @throws IllegalStateException when no sentinel answers
+     */
     @SuppressWarnings("unchecked")
     public int currentMasterPort() {
         for (RedisServerProcess sentinel : sentinels) {
@@ -89,6 +116,10 @@ public final class RedisSentinelGroup implements AutoCloseable {
     /**
      * Forces a failover ({@code SENTINEL FAILOVER}): a replica becomes master, the old master its
      * replica. Returns once the sentinels name the new master and the old one replicates from it.
+     *
+     * @throws IllegalStateException when the sentinels refuse (no replica to promote, or a failover
+     *     already in progress, as an error reply), or a step of the failover takes more than 30
+     *     seconds
      */
     public void failover() {
         int before = currentMasterPort();

@@ -27,11 +27,25 @@ public final class RespConnection implements AutoCloseable {
     private final InputStream in;
     private final OutputStream out;
 
+    /**
+     * Connects to a server, waiting at most 10 seconds for each reply.
+     *
+     * @param host the server's host name or address
+     * @param port the server's port
+     * @throws UncheckedIOException when no connection is made within 2 seconds
+     */
     public RespConnection(String host, int port) {
         this(host, port, DEFAULT_READ_TIMEOUT);
     }
 
-    /** @param readTimeout longest wait for a reply; zero waits for good */
+    /**
+     * Connects to a server.
+     *
+     * @param host the server's host name or address
+     * @param port the server's port
+     * @param readTimeout longest wait for a reply; zero waits for good
+     * @throws UncheckedIOException when no connection is made within 2 seconds
+     */
     public RespConnection(String host, int port, Duration readTimeout) {
         try {
             socket = new Socket();
@@ -49,7 +63,14 @@ public final class RespConnection implements AutoCloseable {
     /**
      * Runs one command; returns a String (simple or bulk), a Long, a List or null.
      *
+     * @param command the command name and its arguments, each sent as a bulk string in UTF-8
+     *     ({@code List.of("CLUSTER", "KEYSLOT", key)})
+     * @return the reply: a {@code String} for a simple or bulk string, a {@code Long} for an
+     *     integer, a {@code List<Object>} of such values for an array, {@code null} for a nil
+     *     reply
      * @throws ServerError on an error reply, with its text
+     * @throws UncheckedIOException when the connection fails or no reply comes within the
+     *     read timeout
      */
     public Object call(List<String> command) {
         try {
@@ -70,6 +91,15 @@ public final class RespConnection implements AutoCloseable {
         }
     }
 
+    /**
+     * Runs one command, given as separate strings: {@code call("CLIENT", "KILL", "TYPE", "normal")}.
+     *
+     * @param command the command name and its arguments
+     * @return the reply, as for {@link #call(List)}
+     * @throws ServerError on an error reply, with its text
+     * @throws UncheckedIOException when the connection fails or no reply comes within the
+     *     read timeout
+     */
     public Object call(String... command) {
         return call(List.of(command));
     }

@@ -40,7 +40,13 @@ public final class DelayQueueTester {
         this.timeout = timeout;
     }
 
-    /** The same tester with another bound on its waits. */
+    /**
+     * The same tester with another bound on its waits.
+     *
+     * @param timeout how long each {@code await...} call of the returned tester waits at most
+     * @return a new tester on the same queues; this one keeps its bound
+     * @throws IllegalArgumentException when {@code timeout} is null, zero or negative
+     */
     public DelayQueueTester withTimeout(Duration timeout) {
         if (timeout == null || timeout.isNegative() || timeout.isZero()) {
             throw new IllegalArgumentException("timeout must be positive, was " + timeout);
@@ -51,6 +57,17 @@ public final class DelayQueueTester {
     /**
      * Makes every job of {@code queue} due within {@code window} from now due now, as if that
      * much time had passed: they go to the consumers at once. Returns how many jobs moved.
+     *
+     * <p>Every delayed job counts, retries waiting for their backoff included. A moved job's due
+     * time becomes Redis's now, so lateness and {@link dev.delayjobs.DelayedJob#dueAt()} read as if
+     * it had been published for now; its publish time is kept. Jobs due later than the window stay
+     * as they are. All partitions of a partitioned queue are moved.
+     *
+     * @param queue the queue's name
+     * @param window how far ahead to look; {@link Duration#ZERO} moves only the jobs already due
+     * @return how many jobs were made due
+     * @throws IllegalArgumentException when {@code window} is null or negative
+     * @throws dev.delayjobs.DelayQueueException when Redis cannot be reached
      */
     public long fastForward(String queue, Duration window) {
         if (window == null || window.isNegative()) {
@@ -66,6 +83,16 @@ public final class DelayQueueTester {
     /**
      * Waits until the job is handled: its handler returned and the job is gone (a cancelled job
      * is gone too). Fails at once when the job goes to the dead set, with its last error.
+     *
+     * <p>A job that was never published, or was handled before the call, counts as handled at
+     * once: the wait cannot tell them apart. A keyed job with a successor (a publish with its key
+     * that met it running) is gone only once the successor, which takes its key, is handled too.
+     *
+     * @param queue the queue the job was published to
+     * @param id the id {@link DelayPublisher#publish} returned, or the job's business key
+     * @throws AssertionError when the job goes to the dead set, or is still there (waiting,
+     *     running or retrying) when the bound of {@link #withTimeout} runs out; the message says
+     *     what was seen last
      */
     public void awaitHandled(String queue, String id) {
         await("job '" + id + "' of queue '" + queue + "' to be handled", () -> {
@@ -78,7 +105,15 @@ public final class DelayQueueTester {
         });
     }
 
-    /** Waits until the job is in the dead set, and returns it (attempts, last error). */
+    /**
+     * Waits until the job is in the dead set, and returns it (attempts, last error).
+     *
+     * @param queue the queue the job was published to
+     * @param id the id {@link DelayPublisher#publish} returned, or the job's business key
+     * @return the dead job, in state {@link JobState#DEAD}, with its attempts and last error
+     * @throws AssertionError at once when the job does not exist (handled, cancelled or never
+     *     published), or when it is not dead by the end of the bound of {@link #withTimeout}
+     */
     public JobInfo awaitDead(String queue, String id) {
         JobInfo[] dead = new JobInfo[1];
         await("job '" + id + "' of queue '" + queue + "' to go to the dead set", () -> {
@@ -93,7 +128,14 @@ public final class DelayQueueTester {
         return dead[0];
     }
 
-    /** Waits until nothing of {@code queue} is ready, running or due: what was due has been handled. */
+    /**
+     * Waits until nothing of {@code queue} is ready, running or due: what was due has been handled.
+     * Jobs that become due later, and dead jobs, do not count; prefetched jobs count as ready.
+     *
+     * @param queue the queue's name, all of its partitions
+     * @throws AssertionError when the queue is not idle by the end of the bound of
+     *     {@link #withTimeout}, with the counts seen last
+     */
     public void awaitIdle(String queue) {
         await("queue '" + queue + "' to be idle", () -> {
             QueueStats stats = store.stats(queue).total();
@@ -103,14 +145,23 @@ public final class DelayQueueTester {
         });
     }
 
-    /** Deletes every job of the queues and their counters (for a clean start between tests). */
+    /**
+     * Deletes every job of the queues and their counters (for a clean start between tests): the
+     * delayed, ready, running and dead jobs, the errors, the counts and the consumer entries. The
+     * queues stay known. Consumers still running keep their threads; what they had claimed is gone.
+     *
+     * @param queues the names of the queues to clear; none clears nothing
+     */
     public void clear(String... queues) {
         for (String queue : queues) {
             store.layout(queue).partitions().forEach(operations::clear);
         }
     }
 
-    /** Clears every queue known under the application's {@code delay.key-prefix}. */
+    /**
+     * Clears every queue known under the application's {@code delay.key-prefix}: each queue any
+     * application with that prefix published to or consumed, as {@link #clear} does.
+     */
     public void clearAll() {
         clear(store.knownQueues().toArray(String[]::new));
     }

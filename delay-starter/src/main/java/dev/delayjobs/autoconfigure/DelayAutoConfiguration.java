@@ -32,6 +32,7 @@ import dev.delayjobs.listener.QueueSettings;
 import dev.delayjobs.listener.WorkerThreads;
 import dev.delayjobs.partition.PartitionedQueues;
 import dev.delayjobs.partition.QueueLayouts;
+import dev.delayjobs.redis.DataFormat;
 import dev.delayjobs.redis.MemoryPolicies;
 import dev.delayjobs.redis.QueueControls;
 import dev.delayjobs.redis.QueueLayoutStore;
@@ -95,6 +96,13 @@ public final class DelayAutoConfiguration {
                     + "to keep the delay queues' keys apart from other data, set delay.key-prefix.");
         }
         return store;
+    }
+
+    /** Startup refuses jobs written in a newer data format than this release reads (see docs/versioning.md). */
+    @Bean
+    @ConditionalOnMissingBean
+    DataFormatCheck delayDataFormatCheck(RedissonClient redisson, ConfiguredSettings settings) {
+        return new DataFormatCheck(new DataFormat(redisson, settings.keyPrefix()));
     }
 
     /** The partition layout of each queue; those configured are declared (checked and recorded) here, at startup. */

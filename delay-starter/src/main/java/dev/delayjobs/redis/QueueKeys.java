@@ -93,6 +93,11 @@ record QueueKeys(String prefix, String queue) {
         return prefix + ":queues";
     }
 
+    /** The version of the data format the prefix's keys are written in (see DataFormat). */
+    static String dataFormat(String prefix) {
+        return prefix + ":format";
+    }
+
     /** Per queue laid out in partitions, how many (not hash-tagged: see QueueLayoutStore). */
     static String layouts(String prefix) {
         return prefix + ":partitions";
