@@ -53,7 +53,7 @@ class ResentScriptTest {
         store.publish("q", List.of(new NewJob("k", true, 0, false, "\"old\"")));
         store.claim("q", "i1", 1, Duration.ofSeconds(10), 1);
         List<Object> keys = k.of(k.jobs(), k.delayed(), k.ready(), k.stats(), k.dead(), k.errors(), k.request("p-2"),
-                k.control(), k.successors());
+                k.control(), k.successors(), k.claims());
         Object[] args = { k.wakeChannel(), "1", "1", "k", "d", "0", "0", "\"new\"" };
         List<Object> first = LuaScript.load("publish").run(script, Mode.READ_WRITE, ReturnType.LIST, keys, args);
         List<Object> copy = LuaScript.load("publish").run(script, Mode.READ_WRITE, ReturnType.LIST, keys, args);
