@@ -24,7 +24,8 @@
 --              max-attempts (recover.lua)
 --   due        the record's due time, only while held: queue-stats reads the oldest waiting
 --              PREFETCHED job from it
--- Every script that deletes a record deletes its entry in the same call.
+-- Every script that deletes a record, or puts a new job in its place (a replacing publish, a
+-- requeue of a dead job, a successor taking the key), deletes its entry in the same call.
 
 -- Runs cmd on key with every value of list, 1000 at a time: unpack of several thousand values
 -- overflows Lua's stack (about 8000), and a script that fails there has already popped its jobs.
