@@ -66,7 +66,7 @@ public final class DeadJobs {
         }
         QueueKeys k = keys(queue);
         List<Object> r = RedisCalls.call("list dead jobs of", queue, () -> DEAD_PAGE.run(script, Mode.READ_WRITE,
-                ReturnType.LIST, k.of(k.dead(), k.jobs(), k.errors()), Integer.toString(count), offset, afterDiedAt,
+                ReturnType.LIST, k.of(k.dead(), k.jobs(), k.errors(), k.claims()), Integer.toString(count), offset, afterDiedAt,
                 afterId));
         List<DeadJob> jobs = new ArrayList<>();
         for (int i = 1; i + 3 < r.size(); i += 4) {
@@ -126,15 +126,15 @@ public final class DeadJobs {
     public int trim(String queue, Duration retention, int max) {
         QueueKeys k = keys(queue);
         Long r = RedisCalls.call("trim dead jobs of", queue, () -> TRIM_DEAD.run(script, Mode.READ_WRITE,
-                ReturnType.LONG, k.of(k.dead(), k.jobs(), k.errors()), Long.toString(retention.toMillis()),
+                ReturnType.LONG, k.of(k.dead(), k.jobs(), k.errors(), k.claims()), Long.toString(retention.toMillis()),
                 Integer.toString(max)));
         return r.intValue();
     }
 
     private long inBatches(String queue, LuaScript lua, String action, List<String> ids, boolean toReady) {
         QueueKeys k = keys(queue);
-        List<Object> keyList = toReady ? k.of(k.dead(), k.jobs(), k.errors(), k.ready(), k.stats())
-                : k.of(k.dead(), k.jobs(), k.errors());
+        List<Object> keyList = toReady ? k.of(k.dead(), k.jobs(), k.errors(), k.ready(), k.stats(), k.claims())
+                : k.of(k.dead(), k.jobs(), k.errors(), k.claims());
         long total = 0;
         if (!ids.isEmpty()) {
             for (int from = 0; from < ids.size(); from += BATCH) {

@@ -13,6 +13,11 @@ record QueueKeys(String prefix, String queue) {
         return base() + "jobs";
     }
 
+    /** Per job with a claim state (held, or attempted), its claim entry (see _record.lua). */
+    String claims() {
+        return base() + "claims";
+    }
+
     String delayed() {
         return base() + "delayed";
     }

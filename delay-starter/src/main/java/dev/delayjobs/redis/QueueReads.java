@@ -32,6 +32,12 @@ final class QueueReads {
     private static final LuaScript KNOWN_QUEUES = LuaScript.load("known-queues");
     private static final LuaScript CONSUMER_INSTANCES = LuaScript.load("consumer-instances");
 
+    /**
+     * The most held ids whose claim entries one stats call reads (queue-stats.lua): beyond, held
+     * jobs count as running, not told apart from prefetched ones.
+     */
+    static final int HELD_IDS_READ = 10_000;
+
     private final RScript script;
     private final String prefix;
     private final Map<String, String> bridgedLists;
@@ -55,14 +61,14 @@ final class QueueReads {
     Optional<JobInfo> find(String queue, String id) {
         QueueKeys k = keys(queue);
         List<Object> r = call("look up in", queue, () -> FIND.run(script, Mode.READ_WRITE, ReturnType.LIST,
-                k.of(k.jobs(), k.delayed(), k.dead(), k.errors(), k.successors()), id));
+                k.of(k.jobs(), k.delayed(), k.dead(), k.errors(), k.successors(), k.claims()), id));
         if (r.isEmpty()) {
             return Optional.empty();
         }
         String record = (String) r.get(0);
         JobState state = JobState.valueOf((String) r.get(1));
         String error = ((String) r.get(2)).isEmpty() ? null : (String) r.get(2);
-        StoredJob job = StoredJob.parse(id, record);
+        StoredJob job = StoredJob.parse(id, record, (String) r.get(4));
         JobInfo.Successor successor = successor(id, (String) r.get(3));
         if (job == null) {
             return Optional.of(new JobInfo(queue, id, state, null, null, 0, error, record, successor));
@@ -73,7 +79,7 @@ final class QueueReads {
 
     /** find.lua's successor: '' for none, else the replace flag ('0'/'1') and the record (see _record.lua). */
     private static JobInfo.@Nullable Successor successor(String id, String stored) {
-        StoredJob job = stored.isEmpty() ? null : StoredJob.parse(id, stored.substring(1));
+        StoredJob job = stored.isEmpty() ? null : StoredJob.parse(id, stored.substring(1), "0");
         if (job == null) {
             return null;
         }
@@ -85,10 +91,10 @@ final class QueueReads {
     QueueStats stats(String queue) {
         QueueKeys k = keys(queue);
         List<Object> keys = new ArrayList<>(k.of(k.delayed(), k.ready(), k.dead(), k.stats(), k.instances(), k.workers(),
-                k.jobs(), k.control()));
+                k.jobs(), k.control(), k.claims()));
         keys.addAll(activeLists(k, consumerInstances(queue, false)));
         List<Object> r = call("read the counts of", queue, () -> QUEUE_STATS.run(script, Mode.READ_WRITE, ReturnType.LIST,
-                keys, k.activePrefix()));
+                keys, k.activePrefix(), Integer.toString(HELD_IDS_READ)));
         List<Object> counts = (List<Object>) r.get(0);
         List<Object> control = (List<Object>) r.get(3);
         List<Object> totals = (List<Object>) r.get(1);

@@ -51,7 +51,7 @@ public final class QueueTestOperations {
     public void clear(String queue) {
         QueueKeys k = new QueueKeys(prefix, queue);
         RedisCalls.call("clear", queue, () -> {
-            List<String> keys = new ArrayList<>(List.of(k.jobs(), k.delayed(), k.ready(), k.dead(), k.errors(), k.stats(),
+            List<String> keys = new ArrayList<>(List.of(k.jobs(), k.claims(), k.delayed(), k.ready(), k.dead(), k.errors(), k.stats(),
                     k.instances(), k.workers(), k.claimFences(), k.forgottenFences(), k.successors()));
             redisson.<String>getScoredSortedSet(k.instances(), StringCodec.INSTANCE).readAll()
                     .forEach(instance -> keys.add(k.active(instance)));

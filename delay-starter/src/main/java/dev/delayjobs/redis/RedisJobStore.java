@@ -62,6 +62,11 @@ public final class RedisJobStore {
      * instance ids that never return do not pile up.
      */
     static final Duration FORGOTTEN_FENCE_KEPT = Duration.ofDays(1);
+    /**
+     * The most held ids one recover.lua call goes through for expired instances: their claim entries
+     * are a few dozen bytes each, so a call stays in the low milliseconds.
+     */
+    static final int RECOVERED_PER_CALL = 5_000;
     /** publish.lua's refusal of jobs routed by another partition count than the queue's. */
     private static final Pattern LAYOUT_ERROR = Pattern.compile("LAYOUT (\\d+)");
 
@@ -207,7 +212,7 @@ public final class RedisJobStore {
             args[i++] = job.payload();
         }
         List<Object> keyList = k.of(k.jobs(), k.delayed(), k.ready(), k.stats(), k.dead(), k.errors(), k.request(requestId()),
-                k.control(), k.successors());
+                k.control(), k.successors(), k.claims());
         ReplicaConfirmation confirmation = confirmations.apply(queue);
         CompletableFuture<List<Object>> reply;
         if (confirmation.replicas() == 0) {
@@ -319,19 +324,19 @@ public final class RedisJobStore {
         QueueKeys k = keys(queue);
         List<Object> r = RedisCalls.call("claim from", queue, () -> claimScript.run(script, Mode.READ_WRITE, ReturnType.LIST,
                 k.of(k.ready(), k.active(instance), k.jobs(), k.delayed(), k.dead(), k.errors(), k.stats(),
-                        k.instances(), k.claimFences(), k.request(requestId()), k.control(), k.rateLog()),
+                        k.instances(), k.claimFences(), k.request(requestId()), k.control(), k.rateLog(), k.claims()),
                 Integer.toString(max), instance, Long.toString(lease.toMillis()), Long.toString(epoch),
                 Integer.toString(longestRecord),
                 configuredLimit == null ? "0" : Integer.toString(configuredLimit.permits()),
                 configuredLimit == null ? "0" : Long.toString(configuredLimit.window().toMillis()),
                 Integer.toString(partition), Integer.toString(partitions), Integer.toString(start)));
-        List<StoredJob> jobs = new ArrayList<>((r.size() - 3) / 2);
+        List<StoredJob> jobs = new ArrayList<>((r.size() - 3) / 3);
         Set<String> suspects = Set.of();
-        for (int i = 3; i + 1 < r.size(); i += 2) {
+        for (int i = 3; i + 2 < r.size(); i += 3) {
             String id = (String) r.get(i);
-            String record = (String) r.get(i + 1);
-            jobs.add(StoredJob.parse(id, record));
-            if (StoredJob.isSuspect(record)) {
+            String ar = (String) r.get(i + 2);
+            jobs.add(StoredJob.parse(id, (String) r.get(i + 1), ar));
+            if (StoredJob.isSuspect(ar)) {
                 suspects = suspects.isEmpty() ? new HashSet<>() : suspects;
                 suspects.add(id);
             }
@@ -351,7 +356,7 @@ public final class RedisJobStore {
      */
     public CompletableFuture<Integer> markStartedAsync(String queue, List<StoredJob> jobs) {
         QueueKeys k = keys(queue);
-        return START.<Long>runAsync(script, Mode.READ_WRITE, ReturnType.LONG, k.of(k.jobs()), claimArgs(jobs))
+        return START.<Long>runAsync(script, Mode.READ_WRITE, ReturnType.LONG, k.of(k.claims()), claimArgs(jobs))
                 .thenApply(Long::intValue);
     }
 
@@ -383,7 +388,7 @@ public final class RedisJobStore {
         args[0] = k.wakeChannel();
         System.arraycopy(claims, 0, args, 1, claims.length);
         Long done = RedisCalls.call("ack on", queue, () -> ACK.run(script, Mode.READ_WRITE, ReturnType.LONG,
-                k.of(k.active(instance), k.jobs(), k.errors(), k.stats(), k.delayed(), k.ready(), k.successors()), args));
+                k.of(k.active(instance), k.jobs(), k.errors(), k.stats(), k.delayed(), k.ready(), k.successors(), k.claims()), args));
         return done.intValue();
     }
 
@@ -391,7 +396,7 @@ public final class RedisJobStore {
     public boolean retry(String queue, String instance, StoredJob job, String error, Duration backoff) {
         QueueKeys k = keys(queue);
         Long r = RedisCalls.call("retry on", queue, () -> RETRY.run(script, Mode.READ_WRITE, ReturnType.LONG,
-                k.of(k.active(instance), k.jobs(), k.delayed(), k.errors(), k.stats(), k.ready(), k.successors()),
+                k.of(k.active(instance), k.jobs(), k.delayed(), k.errors(), k.stats(), k.ready(), k.successors(), k.claims()),
                 job.id(), job.gen(), error, Long.toString(backoff.toMillis()), k.wakeChannel(),
                 Integer.toString(job.attempts())));
         return r == 1L;
@@ -401,7 +406,7 @@ public final class RedisJobStore {
     public boolean bury(String queue, String instance, StoredJob job, String error) {
         QueueKeys k = keys(queue);
         Long r = RedisCalls.call("bury on", queue, () -> BURY.run(script, Mode.READ_WRITE, ReturnType.LONG,
-                k.of(k.active(instance), k.jobs(), k.dead(), k.errors(), k.stats(), k.delayed(), k.ready(), k.successors()),
+                k.of(k.active(instance), k.jobs(), k.dead(), k.errors(), k.stats(), k.delayed(), k.ready(), k.successors(), k.claims()),
                 job.id(), job.gen(), error, Integer.toString(job.attempts()), k.wakeChannel()));
         return r == 1L;
     }
@@ -413,14 +418,34 @@ public final class RedisJobStore {
                 k.of(k.instances(), k.workers()), instance, Long.toString(lease.toMillis()), Integer.toString(workers)));
     }
 
-    /** Sends the jobs of instances whose lease expired back to ready (or dead, past {@code maxAttempts}). */
+    /**
+     * Sends the jobs of instances whose lease expired back to ready (or dead, past {@code maxAttempts}),
+     * in calls that each go through at most {@value #RECOVERED_PER_CALL} held ids: after a Redis pause
+     * longer than the lease every instance expires at once, and one call for all of them would hold
+     * Redis for as long as they hold jobs.
+     */
     public Recovery recoverExpired(String queue, int maxAttempts) {
-        // the sweep's common case, no lease run out, costs this one read and no script that writes
-        List<String> expired = reads.consumerInstances(queue, true);
-        if (expired.isEmpty()) {
-            return new Recovery(0, 0, 0, 0);
+        return recoverExpired(queue, maxAttempts, RECOVERED_PER_CALL);
+    }
+
+    Recovery recoverExpired(String queue, int maxAttempts, int heldIdsPerCall) {
+        long requeued = 0;
+        long buried = 0;
+        long instances = 0;
+        boolean more = true;
+        while (more) {
+            // the sweep's common case, no lease run out, costs this one read and no script that writes
+            List<String> expired = reads.consumerInstances(queue, true);
+            if (expired.isEmpty()) {
+                break;
+            }
+            List<Object> r = recover(queue, maxAttempts, "", false, 0, FORGOTTEN_FENCE_KEPT, List.of(), expired, heldIdsPerCall);
+            requeued += asLong(r.get(0));
+            buried += asLong(r.get(1));
+            instances += asLong(r.get(2));
+            more = asLong(r.get(4)) == 1;
         }
-        return recover(queue, maxAttempts, "", false, 0, FORGOTTEN_FENCE_KEPT, List.of(), expired);
+        return new Recovery(requeued, buried, instances, 0);
     }
 
     /**
@@ -435,7 +460,7 @@ public final class RedisJobStore {
 
     /** {@link #release(String, String, long)}, keeping the forgotten fence for {@code fenceKept}. */
     Recovery release(String queue, String instance, long fence, Duration fenceKept) {
-        return recover(queue, Integer.MAX_VALUE, instance, true, fence, fenceKept, List.of(), List.of(instance));
+        return recovery(recover(queue, Integer.MAX_VALUE, instance, true, fence, fenceKept, List.of(), List.of(instance), 0));
     }
 
     /**
@@ -450,12 +475,20 @@ public final class RedisJobStore {
      * (a restart under a fixed {@code delay.instance-id}, or stop then start).
      */
     public Recovery releaseAllBut(String queue, String instance, Collection<String> inFlight, long fence) {
-        return recover(queue, Integer.MAX_VALUE, instance, false, fence, FORGOTTEN_FENCE_KEPT, inFlight, List.of(instance));
+        return recovery(recover(queue, Integer.MAX_VALUE, instance, false, fence, FORGOTTEN_FENCE_KEPT, inFlight,
+                List.of(instance), 0));
     }
 
-    /** @param instances those whose active lists the script may touch (declared keys) */
-    private Recovery recover(String queue, int maxAttempts, String instance, boolean forget, long fence,
-            Duration fenceKept, Collection<String> keep, List<String> instances) {
+    private static Recovery recovery(List<Object> r) {
+        return new Recovery(asLong(r.get(0)), asLong(r.get(1)), asLong(r.get(2)), asLong(r.get(3)));
+    }
+
+    /**
+     * @param instances those whose active lists the script may touch (declared keys)
+     * @param heldIdsPerCall for expired instances, the most held ids the call goes through
+     */
+    private List<Object> recover(String queue, int maxAttempts, String instance, boolean forget, long fence,
+            Duration fenceKept, Collection<String> keep, List<String> instances, int heldIdsPerCall) {
         QueueKeys k = keys(queue);
         List<Object> args = new ArrayList<>(6 + keep.size());
         args.add(k.activePrefix());
@@ -464,20 +497,20 @@ public final class RedisJobStore {
         args.add(forget ? "1" : "0");
         args.add(Long.toString(fence));
         args.add(Long.toString(fenceKept.toMillis()));
+        args.add(Integer.toString(heldIdsPerCall));
         args.addAll(keep);
         List<Object> keys = new ArrayList<>(k.of(k.instances(), k.workers(), k.ready(), k.jobs(), k.dead(), k.errors(),
-                k.stats(), k.claimFences(), k.forgottenFences(), k.delayed(), k.successors()));
+                k.stats(), k.claimFences(), k.forgottenFences(), k.delayed(), k.successors(), k.claims()));
         keys.addAll(QueueReads.activeLists(k, instances));
-        List<Object> r = RedisCalls.call("recover jobs of", queue, () -> RECOVER.run(script, Mode.READ_WRITE, ReturnType.LIST, keys,
+        return RedisCalls.call("recover jobs of", queue, () -> RECOVER.run(script, Mode.READ_WRITE, ReturnType.LIST, keys,
                 args.toArray()));
-        return new Recovery(asLong(r.get(0)), asLong(r.get(1)), asLong(r.get(2)), asLong(r.get(3)));
     }
 
     /** Deletes a waiting job and its successor, or only the successor of a held job. */
     public boolean cancel(String queue, String id) {
         QueueKeys k = keys(queue);
         Long r = RedisCalls.call("cancel on", queue, () -> cancelScript.run(script, Mode.READ_WRITE, ReturnType.LONG,
-                k.of(k.jobs(), k.delayed(), k.dead(), k.errors(), k.request(requestId()), k.successors()), id));
+                k.of(k.jobs(), k.delayed(), k.dead(), k.errors(), k.request(requestId()), k.successors(), k.claims()), id));
         return r == 1L;
     }
 
@@ -495,7 +528,7 @@ public final class RedisJobStore {
     public boolean reschedule(String queue, String id, boolean relative, long time) {
         QueueKeys k = keys(queue);
         Long r = RedisCalls.call("reschedule on", queue, () -> RESCHEDULE.run(script, Mode.READ_WRITE, ReturnType.LONG,
-                k.of(k.jobs(), k.delayed(), k.ready(), k.dead()), id, relative ? "d" : "a", Long.toString(time),
+                k.of(k.jobs(), k.delayed(), k.ready(), k.dead(), k.claims()), id, relative ? "d" : "a", Long.toString(time),
                 k.wakeChannel()));
         return r == 1L;
     }

@@ -21,34 +21,32 @@ public record StoredJob(String id, String gen, int attempts, long dueAt, long pu
         Map<String, String> headers) {
 
     // mirrors decode() in _record.lua
-    private static final Pattern COMPACT = Pattern.compile("^([0-9a-z]{1,12}),([0-9a-z]{1,12}),(-?[0-9a-z]{1,12}),(-?[0-9a-z]{1,12})\\|(.*)$",
+    private static final Pattern COMPACT = Pattern.compile("^([0-9a-z]{1,12}),(-?[0-9a-z]{1,12}),(-?[0-9a-z]{1,12})\\|(.*)$",
             Pattern.DOTALL);
 
-    /** Whether the record's job is suspect (see {@code ar} in _record.lua); false if not in the job format. */
-    static boolean isSuspect(String record) {
-        int first = record.indexOf(',');
-        int second = first < 0 ? -1 : record.indexOf(',', first + 1);
-        if (second < 0) {
-            return false;
-        }
+    /** Whether {@code ar} (of a claim entry, base 36, see _record.lua) says the job is suspect; false if not a number. */
+    static boolean isSuspect(String ar) {
         try {
-            return (Long.parseLong(record, first + 1, second, 36) & 4) != 0;
+            return (Long.parseLong(ar, 36) & 4) != 0;
         }
         catch (NumberFormatException ex) {
             return false;
         }
     }
 
-    /** Reads a record, or returns {@code null} when it is not in the job format. */
-    static StoredJob parse(String id, String record) {
+    /**
+     * Reads a record with the {@code ar} of its claim entry (base 36, {@code "0"} when it has none), or
+     * returns {@code null} when either is not in its format.
+     */
+    static StoredJob parse(String id, String record, String ar) {
         Matcher m = COMPACT.matcher(record);
-        if (m.matches()) {
+        if (m.matches() && ar.length() <= 12) {
             try {
-                long flags = Long.parseLong(m.group(2), 36);
-                long due = Long.parseLong(m.group(3), 36);
+                long flags = Long.parseLong(ar, 36);
+                long due = Long.parseLong(m.group(2), 36);
                 // flags: attempts * 8 + suspect * 4 + hold, as in _record.lua
-                return new StoredJob(id, m.group(1), (int) (flags / 8), due, due - Long.parseLong(m.group(4), 36),
-                        JobEnvelope.payload(m.group(5)), JobEnvelope.headers(m.group(5)));
+                return new StoredJob(id, m.group(1), (int) (flags / 8), due, due - Long.parseLong(m.group(3), 36),
+                        JobEnvelope.payload(m.group(4)), JobEnvelope.headers(m.group(4)));
             }
             catch (NumberFormatException ex) {
                 return null;

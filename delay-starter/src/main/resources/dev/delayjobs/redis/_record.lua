@@ -1,7 +1,18 @@
--- Shared by every script (prepended at load time): the job record format and the server clock.
--- A record is one string: gen,ar,due,age|payload   (all numbers in base 36, lower case)
+-- Shared by every script (prepended at load time): the job record format, the claim entry format
+-- and the server clock.
+-- A record (jobs hash, id -> record) is one string: gen,due,age|payload   (numbers in base 36, lower case)
 --   gen        publish sequence number of the queue: tells a replacement from the job a consumer claimed
 --              (an opaque token: only compared for equality)
+--   due        due time, epoch ms: the Redis server's clock plus the delay, or the instant given to
+--              publishAt (read with the publisher's clock)
+--   age        due - publishedAt in milliseconds (may be negative); publishedAt is on the Redis clock
+--   payload    the job's JSON, untouched (never decoded here, so numbers keep their precision)
+-- Base 36 keeps the header to about 18 characters (a 100-byte payload then fits a 128-byte allocation).
+-- A claim entry (claims hash, id -> entry) is the job's claim state, kept apart from the record so
+-- that claiming, starting, recovering and counting held jobs never read or copy a payload:
+--   gen,ar[,due]   present only while ar is not 0 (a job never started and not held has none)
+--   gen        the gen of the record it belongs to (equal to the record's: a replacement or a requeue
+--              deletes the entry)
 --   ar         attempts * 8 + suspect * 4 + hold
 --              attempts = handler runs started so far (counted when a consumer starts the job: at its
 --              claim, or by its start mark when it waited in the consumer's prefetch buffer)
@@ -11,11 +22,10 @@
 --              mark reaching Redis: the crash may have been its handler's, so from then on a worker
 --              that takes it from a buffer waits for its start mark, and that crash counts toward
 --              max-attempts (recover.lua)
---   due        due time, epoch ms: the Redis server's clock plus the delay, or the instant given to
---              publishAt (read with the publisher's clock)
---   age        due - publishedAt in milliseconds (may be negative); publishedAt is on the Redis clock
---   payload    the job's JSON, untouched (never decoded here, so numbers keep their precision)
--- Base 36 keeps the header to about 22 characters (a 100-byte payload then fits a 128-byte allocation).
+--   due        the record's due time, only while held: queue-stats reads the oldest waiting
+--              PREFETCHED job from it
+-- Every script that deletes a record, or puts a new job in its place (a replacing publish, a
+-- requeue of a dead job, a successor taking the key), deletes its entry in the same call.
 
 -- Runs cmd on key with every value of list, 1000 at a time: unpack of several thousand values
 -- overflows Lua's stack (about 8000), and a script that fails there has already popped its jobs.
@@ -77,38 +87,59 @@ local function fits_one(field)
   return n <= 12 or (n == 13 and string.byte(field, 1) == 45) -- 45: '-'
 end
 
-local function fits(gen, ar, due, age)
-  return fits_one(gen) and fits_one(ar) and fits_one(due) and fits_one(age)
+local function fits(gen, due, age)
+  return fits_one(gen) and fits_one(due) and fits_one(age)
 end
 
 -- hold values (see ar above)
 local FREE, RUNNING, PREFETCHED = 0, 1, 2
 
--- The claim fields of a record (gen, and attempts, suspect and hold from ar), as a table the decoders fill further.
-local function claim_fields(gen, ar)
-  local flags = from36(ar)
+-- A claim entry as a table {gen, attempts, suspect, hold, due (base 36, or nil)}; nil when entry is
+-- nil (false from HMGET) or not in the format.
+local function claim_of(entry)
+  if not entry then return nil end
+  local gen, ar, due = string.match(entry, '^([%d%l]+),([%d%l]+),?(%-?[%d%l]*)$')
+  if not gen or not fits_one(ar) then return nil end
+  local flags = tonumber(ar, 36)
   local low = flags % 8
-  return { gen = gen, attempts = (flags - low) / 8, suspect = (low - low % 4) / 4, hold = low % 4 }
+  if due == '' then due = nil end
+  return { gen = gen, attempts = (flags - low) / 8, suspect = (low - low % 4) / 4, hold = low % 4, due = due }
 end
 
-local function flags_of(r)
-  return r.attempts * 8 + r.suspect * 4 + r.hold
+local function flags_of(c)
+  return c.attempts * 8 + c.suspect * 4 + c.hold
 end
 
--- Reads a PREFETCHED record as it is once started (attempts + 1, RUNNING): what its claim handed
+-- The entry to store for claim c, or nil when it is all zero (the entry is then deleted): the due
+-- time only while held.
+local function claim_entry(c)
+  local flags = flags_of(c)
+  if flags == 0 then return nil end
+  local entry = c.gen .. ',' .. to36(flags)
+  if c.hold ~= FREE and c.due then entry = entry .. ',' .. c.due end
+  return entry
+end
+
+-- Stores claim c of job id (or deletes its entry when all zero).
+local function put_claim(claims_key, id, c)
+  local entry = claim_entry(c)
+  if entry then redis.call('HSET', claims_key, id, entry) else redis.call('HDEL', claims_key, id) end
+end
+
+-- Reads a PREFETCHED claim as it is once started (attempts + 1, RUNNING): what its claim handed
 -- out, what its start mark makes of it, and how an outcome that overtook the mark sees it.
 -- Returns whether it was PREFETCHED.
-local function as_started(r)
-  if r.hold ~= PREFETCHED then return false end
-  r.attempts = r.attempts + 1
-  r.hold = RUNNING
+local function as_started(c)
+  if c.hold ~= PREFETCHED then return false end
+  c.attempts = c.attempts + 1
+  c.hold = RUNNING
   return true
 end
 
 local function decode(rec)
-  local gen, ar, due, age, payload = string.match(rec, '^([%d%l]+),([%d%l]+),(%-?[%d%l]+),(%-?[%d%l]+)|(.*)$')
-  if gen and fits(gen, ar, due, age) then
-    local r = claim_fields(gen, ar)
+  local gen, due, age, payload = string.match(rec, '^([%d%l]+),(%-?[%d%l]+),(%-?[%d%l]+)|(.*)$')
+  if gen and fits(gen, due, age) then
+    local r = { gen = gen }
     r.due = from36(due)
     r.published = r.due - from36(age)
     r.payload = payload
@@ -122,39 +153,20 @@ local function encode(r)
   local gen = r.gen
   if type(gen) == 'number' then gen = to36(gen) end
   local due = tonumber(r.due)
-  return gen .. ',' .. to36(flags_of(r)) .. ',' .. to36(due) .. ',' .. to36(due - tonumber(r.published)) .. '|' .. r.payload
+  return gen .. ',' .. to36(due) .. ',' .. to36(due - tonumber(r.published)) .. '|' .. r.payload
 end
 
--- The record of a new job (gen from HINCRBY, no attempt, not running), written straight: publish's
--- per-job work, where building a table for encode() costs more than the rest of the record.
+-- The record of a new job (gen from HINCRBY), written straight: publish's per-job work, where
+-- building a table for encode() costs more than the rest of the record.
 local function new_record(gen, due, published, payload)
-  return to36(gen) .. ',0,' .. to36(due) .. ',' .. to36(due - published) .. '|' .. payload
+  return to36(gen) .. ',' .. to36(due) .. ',' .. to36(due - published) .. '|' .. payload
 end
 
--- What a claim writes for a job, the rest of the record copied as it is (the hot path of a
--- consumer, so no full decode): the started record (attempts + 1, RUNNING), and the record to store,
--- which is the started one, or with prefetch the job PREFETCHED (no attempt counted). Returns false
--- when a consumer holds the job already, nil when rec is not in the job format.
-local function claimed_record(rec, prefetch)
-  local gen, ar, due, age = string.match(rec, '^([%d%l]+),([%d%l]+),(%-?[%d%l]+),(%-?[%d%l]+)|')
-  if gen and fits(gen, ar, due, age) then
-    local flags = tonumber(ar, 36)
-    if flags % 4 ~= FREE then return false end
-    local rest = string.sub(rec, #gen + #ar + 3)
-    local started = gen .. ',' .. to36(flags + 8 + RUNNING) .. ',' .. rest
-    if not prefetch then return started, started end
-    return started, gen .. ',' .. to36(flags + PREFETCHED) .. ',' .. rest
-  end
-  return nil
-end
-
--- The header of a record (gen, attempts, suspect, hold) without copying its payload: all an ack needs
--- to decide on a claim, where decode() would copy every payload once more.
-local function decode_header(rec)
-  local gen, ar = string.match(rec, '^([%d%l]+),([%d%l]+),')
-  if gen and fits_one(gen) and fits_one(ar) then
-    return claim_fields(gen, ar)
-  end
+-- The gen and due (base 36) of a record, matched at its start so that the payload is never copied
+-- (claim's and queue-stats' read); nil when rec is not in the job format.
+local function record_header(rec)
+  local gen, due, age = string.match(rec, '^([%d%l]+),(%-?[%d%l]+),(%-?[%d%l]+)|')
+  if gen and fits(gen, due, age) then return gen, due end
   return nil
 end
 
@@ -162,13 +174,13 @@ end
 -- may. The claim (gen and attempt) is compared before the active list is touched, so an outcome
 -- of an old claim never removes a newer claim's entry; then the id must leave the caller's active
 -- list. A PREFETCHED job whose start mark has not arrived yet (it travels on another connection)
--- is read as started: attempts + 1, RUNNING. Returns whether the caller held the claim, and the
--- record as read by read (decode when not given; nil if not readable).
-local function let_go_of_claim(active_key, id, rec, gen, attempt, read)
-  local r = rec and (read or decode)(rec)
-  if r then as_started(r) end
-  if r and (r.gen ~= gen or r.attempts ~= tonumber(attempt)) then return false, r end
-  return redis.call('LREM', active_key, 1, id) == 1, r
+-- is read as started: attempts + 1, RUNNING. entry is the job's claim entry (nil or false when it
+-- has none). Returns whether the caller held the claim, and the claim read (nil if none).
+local function let_go_of_claim(active_key, id, entry, gen, attempt)
+  local c = claim_of(entry)
+  if c then as_started(c) end
+  if c and (c.gen ~= gen or c.attempts ~= tonumber(attempt)) then return false, c end
+  return redis.call('LREM', active_key, 1, id) == 1, c
 end
 
 -- Tells the queue's timers that an earlier due time exists, only when it beats the current head.
@@ -200,7 +212,7 @@ end
 -- in the queue's successors hash, id -> replace flag ('0' or '1') followed by the record the publish
 -- built (its own gen, due and publish times, no attempt). It takes the key when the held job ends
 -- (acked or buried); a replacing one also when the held job is retried. A recovered job keeps it.
--- q names the keys: { jobs, delayed, ready, errors, successors, wake (channel, or nil: no wake) }.
+-- q names the keys: { jobs, delayed, ready, errors, successors, claims, wake (channel, or nil: no wake) }.
 local QUEUED = 3 -- publish status: stored as the successor of the held job
 
 -- A publish of record for the held job id: the successor, or, while one waits, a publish onto it,
@@ -214,12 +226,14 @@ local function queue_successor(successors_key, id, record, replace)
 end
 
 -- The stored successor waiting takes the key of id: its record becomes the job (a new gen, no
--- attempt), DELAYED or READY by its due time, and the job's error is cleared. O(log N).
+-- attempt, no claim entry), DELAYED or READY by its due time, and the job's error is cleared. O(log N).
 local function take_over(q, id, waiting)
   redis.call('HDEL', q.successors, id)
   local record = string.sub(waiting, 2)
-  local due = from36(string.match(record, '^[%d%l]+,[%d%l]+,(%-?[%d%l]+),'))
+  local due = from36(string.match(record, '^[%d%l]+,(%-?[%d%l]+),'))
   redis.call('HSET', q.jobs, id, record)
+  -- a new job: no attempt, nobody holds it
+  redis.call('HDEL', q.claims, id)
   redis.call('HDEL', q.errors, id)
   q.now = q.now or now_ms()
   if due <= q.now then

@@ -1,17 +1,20 @@
 -- ack: jobs whose handler succeeded are done and deleted.
 -- KEYS[1] active:<instance> (list)   KEYS[2] jobs (hash)   KEYS[3] errors (hash)   KEYS[4] stats (hash)
 -- KEYS[5] delayed (zset)   KEYS[6] ready (list)   KEYS[7] successors (hash)
+-- KEYS[8] claims (hash: id -> claim entry, see _record.lua): the claim is read from it, never from
+-- the record, so an ack never copies a payload
 -- ARGV[1] wake channel, then triplets: id, gen, attempt: the claim being finished. The gen tells a replacement (left
 -- alone); the attempt tells a later claim of the same job, after a recovery.
 -- Only the caller that still holds the claim may finish it (let_go_of_claim in _record.lua): a
 -- consumer presumed dead whose jobs were recovered and claimed elsewhere must not delete them.
--- The records are read with one HMGET and deleted with one HDEL per hash: per job, only the LREM.
+-- The claim entries are read with one HMGET and deleted with the records with one HDEL per hash:
+-- per job, only the LREM.
 -- A deleted job's successor (a keyed publish that met it held, see _record.lua) then takes its key.
 -- Returns how many jobs were deleted. Cost: O(1) per job plus O(active) for LREM, O(log N) per successor.
 local ids = {}
 for i = 2, #ARGV, 3 do ids[#ids + 1] = ARGV[i] end
 if #ids == 0 then return 0 end
-local recs = redis.call('HMGET', KEYS[2], unpack(ids))
+local entries = redis.call('HMGET', KEYS[8], unpack(ids))
 -- a batch may hold two claims of one job (one whose reply was lost, and the claim after it):
 -- duplicates are told by claim (id, gen, attempt), not by id, so the stale one cannot hide the valid one
 local done, seen = {}, {}
@@ -19,17 +22,18 @@ for k, id in ipairs(ids) do
   local claim = id .. ',' .. ARGV[3 * k] .. ',' .. ARGV[3 * k + 1]
   if not seen[claim] then
     seen[claim] = true
-    local held, r = let_go_of_claim(KEYS[1], id, recs[k], ARGV[3 * k], ARGV[3 * k + 1], decode_header)
-    if held and r and r.hold == RUNNING then
+    local held, c = let_go_of_claim(KEYS[1], id, entries[k], ARGV[3 * k], ARGV[3 * k + 1])
+    if held and c and c.hold == RUNNING then
       done[#done + 1] = id
     end
   end
 end
 if #done > 0 then
   call_in_chunks('HDEL', KEYS[2], done)
+  call_in_chunks('HDEL', KEYS[8], done)
   call_in_chunks('HDEL', KEYS[3], done)
   redis.call('HINCRBY', KEYS[4], 'completed', #done)
   successors_take_over({ jobs = KEYS[2], delayed = KEYS[5], ready = KEYS[6], errors = KEYS[3], successors = KEYS[7],
-                         wake = ARGV[1] }, done)
+                         claims = KEYS[8], wake = ARGV[1] }, done)
 end
 return #done

@@ -101,14 +101,14 @@ for i = 0, n - 1 do
     if redis.call('HEXISTS', KEYS[4], id) == 1 then id = id .. '-' .. to36(now) end
     local gen = redis.call('HINCRBY', KEYS[7], 'published', 1)
     if string.sub(body, 1, 1) == 'x' then
-      redis.call('HSET', KEYS[4], id, encode({ gen = gen, attempts = 0, suspect = 0, hold = FREE, due = due, published = now,
+      redis.call('HSET', KEYS[4], id, encode({ gen = gen, due = due, published = now,
                                                payload = '' }))
       redis.call('ZADD', KEYS[8], now, id)
       redis.call('HSET', KEYS[9], id, string.sub(body, 2))
       redis.call('HINCRBY', KEYS[7], 'dead', 1)
       dead = dead + 1
     else
-      redis.call('HSET', KEYS[4], id, encode({ gen = gen, attempts = 0, suspect = 0, hold = FREE, due = due, published = now,
+      redis.call('HSET', KEYS[4], id, encode({ gen = gen, due = due, published = now,
                                                payload = string.sub(body, 2) }))
       if due <= now then
         redis.call('RPUSH', KEYS[6], id)

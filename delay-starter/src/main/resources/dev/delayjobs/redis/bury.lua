@@ -2,23 +2,21 @@
 -- KEYS[1] active:<instance> (list)   KEYS[2] jobs (hash)   KEYS[3] dead (zset)
 -- KEYS[4] errors (hash)              KEYS[5] stats (hash)
 -- KEYS[6] delayed (zset)             KEYS[7] ready (list)              KEYS[8] successors (hash)
+-- KEYS[9] claims (hash: id -> claim entry, see _record.lua)
 -- ARGV[1] id  ARGV[2] gen claimed  ARGV[3] error text  ARGV[4] attempt claimed (see ack.lua)
 -- ARGV[5] wake channel
+-- The claim is read from and released in its claim entry; the record is not read.
 -- A job with a successor (a keyed publish that met it held, see _record.lua) is counted dead but
 -- does not stay in the dead set: the job ended, and its successor takes the key.
 -- Returns 1 if buried, 0 if the caller no longer held the job, or it was gone or replaced. Cost: O(log N).
 -- only the caller that still holds this claim may move the job (let_go_of_claim in _record.lua)
-local rec = redis.call('HGET', KEYS[2], ARGV[1])
-local held, r = let_go_of_claim(KEYS[1], ARGV[1], rec, ARGV[2], ARGV[4])
-if not held or not rec then return 0 end
-if r then
-  if r.hold ~= RUNNING then return 0 end
-  r.hold = FREE
-  redis.call('HSET', KEYS[2], ARGV[1], encode(r))
-end
+local held, c = let_go_of_claim(KEYS[1], ARGV[1], redis.call('HGET', KEYS[9], ARGV[1]), ARGV[2], ARGV[4])
+if not held or not c or c.hold ~= RUNNING then return 0 end
+c.hold = FREE
+put_claim(KEYS[9], ARGV[1], c)
 redis.call('HINCRBY', KEYS[5], 'dead', 1)
 if successor_takes_over({ jobs = KEYS[2], delayed = KEYS[6], ready = KEYS[7], errors = KEYS[4], successors = KEYS[8],
-                          wake = ARGV[5] }, ARGV[1], false) then return 1 end
+                          claims = KEYS[9], wake = ARGV[5] }, ARGV[1], false) then return 1 end
 redis.call('ZADD', KEYS[3], now_ms(), ARGV[1])
 redis.call('HSET', KEYS[4], ARGV[1], ARGV[3])
 return 1

@@ -2,6 +2,7 @@
 -- the ready list; claim drops it since its record is gone.
 -- KEYS[1] jobs (hash)   KEYS[2] delayed (zset)   KEYS[3] dead (zset)   KEYS[4] errors (hash)
 -- KEYS[5] memo of this request (string; see replayed() in _record.lua)   KEYS[6] successors (hash)
+-- KEYS[7] claims (hash: id -> claim entry, see _record.lua): deleted with the job
 -- ARGV[1] id
 -- A job's successor (a keyed publish that met it held, see _record.lua) is cancelled with it, and
 -- alone when the job is held: the held job runs on and is not followed.
@@ -11,12 +12,12 @@
 local prior = replayed(KEYS[5])
 if prior then return prior end
 local successor = redis.call('HDEL', KEYS[6], ARGV[1])
-local rec = redis.call('HGET', KEYS[1], ARGV[1])
-if not rec then return remember(KEYS[5], successor) end
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return remember(KEYS[5], successor) end
 if redis.call('ZREM', KEYS[2], ARGV[1]) == 0 then
-  local r = decode(rec)
-  if (r and r.hold ~= FREE) or redis.call('ZSCORE', KEYS[3], ARGV[1]) then return remember(KEYS[5], successor) end
+  local c = claim_of(redis.call('HGET', KEYS[7], ARGV[1]))
+  if (c and c.hold ~= FREE) or redis.call('ZSCORE', KEYS[3], ARGV[1]) then return remember(KEYS[5], successor) end
 end
 redis.call('HDEL', KEYS[1], ARGV[1])
+redis.call('HDEL', KEYS[7], ARGV[1])
 redis.call('HDEL', KEYS[4], ARGV[1])
 return remember(KEYS[5], 1)

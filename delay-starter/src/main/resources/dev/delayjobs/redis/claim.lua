@@ -1,7 +1,8 @@
 -- claim: a consumer takes up to n ready jobs; the first `start` of them become RUNNING and count an
 -- attempt (workers wait for them), the others become PREFETCHED: they wait in the consumer's buffer
 -- and count no attempt until their start mark (start.lua). All are remembered in the consumer
--- instance's active list until acked, retried or recovered.
+-- instance's active list until acked, retried or recovered. A claim writes only claim entries (see
+-- _record.lua); records are read, to be returned, never rewritten.
 -- KEYS[1] ready (list)   KEYS[2] active:<instance> (list)   KEYS[3] jobs (hash)
 -- KEYS[4] delayed (zset) KEYS[5] dead (zset)      KEYS[6] errors (hash)   KEYS[7] stats (hash)
 -- KEYS[8] instances (zset)   KEYS[9] fences (hash: instance -> oldest claim epoch accepted)
@@ -15,6 +16,7 @@
 -- ARGV[8] index of this partition   ARGV[9] partition count of the queue: each partition lets its share
 -- of the queue's permits start (permits / count, the first permits % count partitions one more)
 -- ARGV[10] start: how many of the jobs taken start now (all n when absent)
+-- KEYS[13] claims (hash: id -> claim entry, see _record.lua)
 -- A paused queue (control has 'paused') gives nothing. A rate limit (the runtime one in control, else the
 -- configured one) lets at most `permits` jobs start in any window, all instances together: the rate log
 -- keeps when each of the last window's jobs was claimed.
@@ -26,17 +28,19 @@
 -- The instance is entered in instances if missing (it may have been presumed dead and removed),
 -- so that no active list exists without a lease that would let another instance recover it.
 -- Ready may hold stale ids (a job cancelled, rescheduled or replaced after it became ready): an id
--- whose record is gone, delayed, dead or already running is dropped here. A record that is not in
+-- whose record is gone, delayed, dead or already held (its claim entry says so) is dropped here. A record that is not in
 -- the job format (written by hand, or corrupted) goes to the dead set, never to a consumer.
--- The ready ids are popped, read and checked a batch at a time (LPOP count, HMGET, ZMSCORE: Redis
--- 6.2+), and the claimed ones are written with one HSET and one RPUSH: a few commands per call
--- instead of six per job. An id popped twice in one call is taken once.
+-- The ready ids are popped, read and checked a batch at a time (LPOP count, HMGET of records and of
+-- claim entries, ZMSCORE: Redis 6.2+), and the claimed ones are written with one HSET of their claim
+-- entries and one RPUSH: a few commands per call instead of six per job. An id popped twice in one
+-- call is taken once.
 -- Under a rate limit a claim takes only the jobs that start now, none for the buffer: the rate log
 -- counts a job when it is claimed, and a prefetched job would start later than counted.
 -- Runs when Redis is full (run_even_when_full in _record.lua): it drains the queue, so its writes
--- (the records' claim, the active list, the memo) must not be refused.
--- Returns {server now, wait, starts only, id1, record1, id2, record2, ...}, each record as it reads
--- once the job started (attempts + 1, RUNNING), the started jobs first; wait is 0, -1 when the queue
+-- (the claim entries, the active list, the memo) must not be refused.
+-- Returns {server now, wait, starts only, id1, record1, ar1, id2, record2, ar2, ...}, the started jobs
+-- first, each record as stored and its ar (base 36) as it reads once the job started (attempts + 1,
+-- RUNNING; see _record.lua); wait is 0, -1 when the queue
 -- is paused, -2 when the fence refused the claim (see above), or the ms until the rate limit lets the
 -- next job start when it let no more start now;
 -- starts only is 1 when a rate limit applies (this claim prefetched nothing), else 0.
@@ -47,6 +51,13 @@ local longest = tonumber(ARGV[5])
 local out = { now_ms(), 0, 0 }
 local fence = redis.call('HGET', KEYS[9], ARGV[2])
 if fence and tonumber(fence) > tonumber(ARGV[4]) then return { out[1], -2, tonumber(fence) } end
+-- ar (base 36) of the job with claim entry `entry` for record gen `gen`, as it reads once started
+local function started_ar(entry, gen)
+  local c = claim_of(entry)
+  if not c or c.gen ~= gen then return '0' end
+  as_started(c)
+  return to36(flags_of(c))
+end
 local prior = replayed(KEYS[10])
 if prior then
   out[1] = prior[1]
@@ -58,21 +69,22 @@ if prior then
     for from = 1, #ids, 1000 do
       local to = math.min(from + 999, #ids)
       local recs = redis.call('HMGET', KEYS[3], unpack(ids, from, to))
+      local entries = redis.call('HMGET', KEYS[13], unpack(ids, from, to))
       for i = from, to do
         local rec = recs[i - from + 1]
-        local r = rec and decode(rec)
-        if r then
+        local gen = rec and record_header(rec)
+        if gen then
           -- a PREFETCHED job is shown as it reads once started, as in the first reply
-          if as_started(r) then rec = encode(r) end
           out[#out + 1] = ids[i]
           out[#out + 1] = rec
+          out[#out + 1] = started_ar(entries[i - from + 1], gen)
         end
       end
     end
   end
   return out
 end
-run_even_when_full(KEYS[3])
+run_even_when_full(KEYS[13])
 if not redis.call('ZSCORE', KEYS[8], ARGV[2]) then
   redis.call('ZADD', KEYS[8], out[1] + tonumber(ARGV[3]), ARGV[2])
 end
@@ -122,29 +134,49 @@ while taken < wanted and popped < wanted + 1000 do
   if not batch then break end
   popped = popped + #batch
   local recs = redis.call('HMGET', KEYS[3], unpack(batch))
+  local entries = redis.call('HMGET', KEYS[13], unpack(batch))
   local delayed = redis.call('ZMSCORE', KEYS[4], unpack(batch))
   local dead = redis.call('ZMSCORE', KEYS[5], unpack(batch))
   for i, id in ipairs(batch) do
     local rec = recs[i]
-    local started, stored
-    if rec then started, stored = claimed_record(rec, taken >= start_now) end
+    local gen, due, c
+    if rec then
+      gen, due = record_header(rec)
+      c = entries[i] and claim_of(entries[i])
+      -- an entry of another gen cannot outlive its record (see _record.lua); read as none if it did
+      if c and c.gen ~= gen then c = nil end
+    end
     if seen[id] then
       -- taken (or buried) a moment ago in this call: a stale duplicate
-    elseif rec and #rec > longest and not delayed[i] and not dead[i] and started ~= false then
+    elseif rec and #rec > longest and not delayed[i] and not dead[i] and (not c or c.hold == FREE) then
       seen[id] = true
       redis.call('ZADD', KEYS[5], out[1], id)
       redis.call('HSET', KEYS[6], id, 'record is ' .. #rec .. ' bytes, more than this consumer accepts (' .. longest
         .. '; delay.max-payload-size)')
       redis.call('HINCRBY', KEYS[7], 'dead', 1)
-    elseif started and not delayed[i] and not dead[i] then
+    elseif gen and (not c or c.hold == FREE) and not delayed[i] and not dead[i] then
       seen[id] = true
+      local prefetch = taken >= start_now
+      local entry, started
+      if not c then
+        -- never attempted (the common case): written straight, no table (ar 9: attempt 1 RUNNING; 2: PREFETCHED)
+        if prefetch then entry = gen .. ',2,' .. due else entry = gen .. ',9,' .. due end
+        started = '9'
+      else
+        c.due = due
+        if prefetch then c.hold = PREFETCHED else c.hold = RUNNING; c.attempts = c.attempts + 1 end
+        entry = claim_entry(c)
+        as_started(c)
+        started = to36(flags_of(c))
+      end
       fields[#fields + 1] = id
-      fields[#fields + 1] = stored
+      fields[#fields + 1] = entry
       ids[#ids + 1] = id
       out[#out + 1] = id
+      out[#out + 1] = rec
       out[#out + 1] = started
       taken = taken + 1
-    elseif rec and started == nil and not dead[i] then
+    elseif rec and not gen and not dead[i] then
       seen[id] = true
       redis.call('ZADD', KEYS[5], out[1], id)
       redis.call('HSET', KEYS[6], id, 'record is not in the job format')
@@ -153,7 +185,7 @@ while taken < wanted and popped < wanted + 1000 do
   end
 end
 if #ids > 0 then
-  call_in_chunks('HSET', KEYS[3], fields)
+  call_in_chunks('HSET', KEYS[13], fields)
   call_in_chunks('RPUSH', KEYS[2], ids)
   if permits > 0 then
     local seq = redis.call('HINCRBY', KEYS[11], 'rate-seq', #ids)

@@ -1,13 +1,15 @@
 -- dead-page: dead jobs, newest first (read-only). Order: died-at time descending, then id descending
 -- byte by byte (the dead set's own reverse order), so pages of several partitions merge alike.
 -- KEYS[1] dead (zset: id -> died at)   KEYS[2] jobs (hash)   KEYS[3] errors (hash)
+-- KEYS[4] claims (hash: id -> claim entry, see _record.lua): where the attempts are read, so a page
+-- reads no record
 -- ARGV[1] count, 1 to 1000 (more is refused with 'PAGE ...', reading nothing)
 -- ARGV[2] offset: how many to skip from the newest; used when no cursor is given
 -- ARGV[3] cursor: died-at time of the last job of the previous page, or '' for none
 -- ARGV[4] cursor: id of that job; the page starts right after it, whether it is still dead or not
 -- Returns {total, id, died at, attempts, last error, ...}.
 -- Cost: O(log N + count) by offset (rank access); O(log N * log T + count) by cursor, T the jobs
--- that died in the same millisecond as the cursor's job; never more than count records read.
+-- that died in the same millisecond as the cursor's job; never more than count claim entries read.
 local MAX = 1000
 local count = tonumber(ARGV[1])
 if not count or count < 1 or count > MAX then
@@ -46,11 +48,10 @@ local page = redis.call('ZREVRANGE', KEYS[1], first, first + count - 1, 'WITHSCO
 local out = { redis.call('ZCARD', KEYS[1]) }
 for i = 1, #page, 2 do
   local id = page[i]
-  local rec = redis.call('HGET', KEYS[2], id)
-  local r = rec and decode(rec)
+  local c = claim_of(redis.call('HGET', KEYS[4], id))
   out[#out + 1] = id
   out[#out + 1] = page[i + 1]
-  out[#out + 1] = r and r.attempts or 0
+  out[#out + 1] = c and c.attempts or 0
   out[#out + 1] = redis.call('HGET', KEYS[3], id) or ''
 end
 return out

@@ -1,5 +1,6 @@
 -- delete-dead: deletes dead jobs for good.
 -- KEYS[1] dead (zset)   KEYS[2] jobs (hash)   KEYS[3] errors (hash)
+-- KEYS[4] claims (hash: id -> claim entry, see _record.lua): deleted with the jobs
 -- ARGV[1] at most this many   ARGV[2..] ids; with no id, the oldest dead jobs
 -- Returns how many were deleted. Cost: O(M log N) for M jobs.
 local ids = {}
@@ -10,6 +11,7 @@ for _, id in ipairs(ids) do
   if redis.call('ZREM', KEYS[1], id) == 1 then
     redis.call('HDEL', KEYS[2], id)
     redis.call('HDEL', KEYS[3], id)
+    redis.call('HDEL', KEYS[4], id)
     done = done + 1
   end
 end

@@ -1,15 +1,17 @@
 -- find: reads one job and where it is (read-only).
 -- KEYS[1] jobs (hash)   KEYS[2] delayed (zset)   KEYS[3] dead (zset)   KEYS[4] errors (hash)
--- KEYS[5] successors (hash)
+-- KEYS[5] successors (hash)   KEYS[6] claims (hash: id -> claim entry, see _record.lua)
 -- ARGV[1] id
 -- Returns {} if absent, else {record, 'DELAYED'|'READY'|'PREFETCHED'|'RUNNING'|'DEAD', last error or '',
--- successor (replace flag and record, see queue_successor in _record.lua) or ''}. Cost: O(1).
+-- successor (replace flag and record, see queue_successor in _record.lua) or '', ar of its claim
+-- entry in base 36 ('0' when it has none)}. Cost: O(1).
 local rec = redis.call('HGET', KEYS[1], ARGV[1])
 if not rec then return {} end
 local state = 'READY'
-local r = decode(rec)
+local c = claim_of(redis.call('HGET', KEYS[6], ARGV[1]))
 if redis.call('ZSCORE', KEYS[3], ARGV[1]) then state = 'DEAD'
 elseif redis.call('ZSCORE', KEYS[2], ARGV[1]) then state = 'DELAYED'
-elseif r and r.hold == RUNNING then state = 'RUNNING'
-elseif r and r.hold == PREFETCHED then state = 'PREFETCHED' end
-return { rec, state, redis.call('HGET', KEYS[4], ARGV[1]) or '', redis.call('HGET', KEYS[5], ARGV[1]) or '' }
+elseif c and c.hold == RUNNING then state = 'RUNNING'
+elseif c and c.hold == PREFETCHED then state = 'PREFETCHED' end
+return { rec, state, redis.call('HGET', KEYS[4], ARGV[1]) or '', redis.call('HGET', KEYS[5], ARGV[1]) or '',
+         c and to36(flags_of(c)) or '0' }

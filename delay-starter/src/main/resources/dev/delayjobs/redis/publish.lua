@@ -7,6 +7,8 @@
 -- KEYS[8] control (hash, see pause.lua): its 'partitions' field, when set, is how many partitions the
 -- queue is laid out in (see record-layout.lua); jobs routed by another count are refused
 -- KEYS[9] successors (hash, see queue_successor in _record.lua)
+-- KEYS[10] claims (hash: id -> claim entry, see _record.lua): a job held by a consumer is read from
+-- it (the old record is not read); a replaced job's entry is deleted (the new record has no attempt)
 -- ARGV[1] wake channel  ARGV[2] job count n  ARGV[3] partition count the publisher routed by
 -- then per job 5 values: id, 'd' (delay ms from now) or 'a' (absolute epoch ms), time, replace, payload
 -- replace: '1' replace an existing job, '0' keep it, 'n' a generated id (kept too when it meets any
@@ -42,7 +44,7 @@ for i = 0, n - 1 do
   local record = new_record(last_gen - n + 1 + i, due, now, payload)
   local status = 1
   if redis.call('HSETNX', KEYS[1], id, record) == 0 then
-    local old = replace ~= 'n' and decode_header(redis.call('HGET', KEYS[1], id))
+    local old = replace ~= 'n' and claim_of(redis.call('HGET', KEYS[10], id))
     if old and old.hold ~= FREE then
       status = queue_successor(KEYS[9], id, record, replace)
     elseif replace ~= '1' then
@@ -54,6 +56,7 @@ for i = 0, n - 1 do
       redis.call('HDEL', KEYS[6], id)
       -- the replacement is the newest intent: a successor left waiting by a retry or recovery goes
       redis.call('HDEL', KEYS[9], id)
+      if old then redis.call('HDEL', KEYS[10], id) end
       redis.call('HSET', KEYS[1], id, record)
     end
   end

@@ -3,6 +3,8 @@
 -- death cannot finish the claims after the requeue. Requeue gens count from 36^10 (stats field
 -- 'requeued'), apart from publish gens, which would need 3.6e15 publishes to get there.
 -- KEYS[1] dead (zset)   KEYS[2] jobs (hash)   KEYS[3] errors (hash)   KEYS[4] ready (list)   KEYS[5] stats (hash)
+-- KEYS[6] claims (hash: id -> claim entry, see _record.lua): the entry is deleted (no attempt, not
+-- suspect, not held)
 -- ARGV[1] at most this many   ARGV[2..] ids; with no id, the oldest dead jobs
 -- Returns how many were requeued. Cost: O(M log N) for M jobs.
 local ids = {}
@@ -16,11 +18,9 @@ for _, id in ipairs(ids) do
     local r = rec and decode(rec)
     if r then
       r.gen = 3656158440062976 + redis.call('HINCRBY', KEYS[5], 'requeued', 1)
-      r.attempts = 0
-      r.hold = FREE
-      r.suspect = 0
       r.due = now
       redis.call('HSET', KEYS[2], id, encode(r))
+      redis.call('HDEL', KEYS[6], id)
       redis.call('HDEL', KEYS[3], id)
       redis.call('RPUSH', KEYS[4], id)
       done = done + 1

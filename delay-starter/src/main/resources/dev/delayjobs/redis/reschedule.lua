@@ -1,10 +1,13 @@
 -- reschedule: gives a waiting job (DELAYED or READY) a new due time.
 -- KEYS[1] jobs (hash)   KEYS[2] delayed (zset)   KEYS[3] ready (list)   KEYS[4] dead (zset)
+-- KEYS[5] claims (hash: id -> claim entry, see _record.lua)
 -- ARGV[1] id   ARGV[2] 'd' (delay ms from now) or 'a' (absolute epoch ms)   ARGV[3] time   ARGV[4] wake channel
 -- Returns 1 if rescheduled, 0 if absent, held by a consumer (RUNNING or PREFETCHED) or dead. Cost: O(log N).
+local c = claim_of(redis.call('HGET', KEYS[5], ARGV[1]))
+if (c and c.hold ~= FREE) or redis.call('ZSCORE', KEYS[4], ARGV[1]) then return 0 end
 local rec = redis.call('HGET', KEYS[1], ARGV[1])
 local r = rec and decode(rec)
-if not r or r.hold ~= FREE or redis.call('ZSCORE', KEYS[4], ARGV[1]) then return 0 end
+if not r then return 0 end
 local now = now_ms()
 local due = tonumber(ARGV[3])
 if ARGV[2] == 'd' then due = now + due end

@@ -1,23 +1,31 @@
 -- retry: a failed job goes back to DELAYED, due after its backoff.
 -- KEYS[1] active:<instance> (list)   KEYS[2] jobs (hash)   KEYS[3] delayed (zset)
 -- KEYS[4] errors (hash)              KEYS[5] stats (hash)
--- KEYS[6] ready (list)               KEYS[7] successors (hash)
+-- KEYS[6] ready (list)               KEYS[7] successors (hash)   KEYS[8] claims (hash, see _record.lua)
 -- ARGV[1] id  ARGV[2] gen claimed  ARGV[3] error text  ARGV[4] backoff ms  ARGV[5] wake channel
 -- ARGV[6] attempt claimed (with the gen, names the claim: see ack.lua)
 -- A replacing successor (a publish with replace that met the job held, see _record.lua) takes the
 -- key instead: the job is replaced, not retried; a non-replacing one waits for the job's end.
--- Returns 1 if scheduled again or replaced, 0 if the caller no longer held the job, or it was gone or replaced. Cost: O(log N).
+-- Returns 1 if scheduled again or replaced, 0 if the caller no longer held the job, or it was gone or replaced.
+-- Cost: O(log N), and a copy of the record (its due time changes).
 -- only the caller that still holds this claim may move the job (let_go_of_claim in _record.lua)
-local held, r = let_go_of_claim(KEYS[1], ARGV[1], redis.call('HGET', KEYS[2], ARGV[1]), ARGV[2], ARGV[6])
-if not held or not r or r.hold ~= RUNNING then return 0 end
+local held, c = let_go_of_claim(KEYS[1], ARGV[1], redis.call('HGET', KEYS[8], ARGV[1]), ARGV[2], ARGV[6])
+if not held or not c or c.hold ~= RUNNING then return 0 end
 if successor_takes_over({ jobs = KEYS[2], delayed = KEYS[3], ready = KEYS[6], errors = KEYS[4], successors = KEYS[7],
-                          wake = ARGV[5] }, ARGV[1], true) then return 1 end
+                          claims = KEYS[8], wake = ARGV[5] }, ARGV[1], true) then return 1 end
+c.hold = FREE
+put_claim(KEYS[8], ARGV[1], c)
 local old_head = head_score(KEYS[3])
-r.hold = FREE
-r.due = now_ms() + tonumber(ARGV[4])
-redis.call('HSET', KEYS[2], ARGV[1], encode(r))
-redis.call('ZADD', KEYS[3], r.due, ARGV[1])
+local due = now_ms() + tonumber(ARGV[4])
+local rec = redis.call('HGET', KEYS[2], ARGV[1])
+local r = rec and decode(rec)
+if r then
+  r.due = due
+  redis.call('HSET', KEYS[2], ARGV[1], encode(r))
+end
+-- a record rewritten by hand while it ran is scheduled as it is: the claim that meets it buries it
+redis.call('ZADD', KEYS[3], due, ARGV[1])
 redis.call('HSET', KEYS[4], ARGV[1], ARGV[3])
 redis.call('HINCRBY', KEYS[5], 'retried', 1)
-wake_if_head(KEYS[3], ARGV[5], r.due, old_head)
+wake_if_head(KEYS[3], ARGV[5], due, old_head)
 return 1

@@ -3,7 +3,8 @@
 -- running), so a mark may arrive after the job's outcome, or not at all: a mark that finds the job
 -- no longer PREFETCHED under this claim (acked, retried, buried, recovered, replaced) does nothing,
 -- and the outcome scripts read a PREFETCHED job as started (let_go_of_claim in _record.lua).
--- KEYS[1] jobs (hash)
+-- Touches only claim entries, never a record.
+-- KEYS[1] claims (hash: id -> claim entry, see _record.lua)
 -- ARGV triplets: id, gen, attempt: the claim the worker started (attempt = the attempts stored + 1)
 -- Runs when Redis is full (run_even_when_full in _record.lua).
 -- Returns how many jobs were marked. Cost: O(1) per job.
@@ -11,16 +12,13 @@ local ids = {}
 for i = 1, #ARGV, 3 do ids[#ids + 1] = ARGV[i] end
 if #ids == 0 then return 0 end
 run_even_when_full(KEYS[1])
-local recs = redis.call('HMGET', KEYS[1], unpack(ids))
+local entries = redis.call('HMGET', KEYS[1], unpack(ids))
 local fields = {}
 for k, id in ipairs(ids) do
-  local rec = recs[k]
-  local r = rec and decode_header(rec)
-  if r and r.gen == ARGV[3 * k - 1] and as_started(r) and r.attempts == tonumber(ARGV[3 * k]) then
-    -- the header rewritten, the rest (due, age, payload) copied as it is
-    local ar_end = string.find(rec, ',', #r.gen + 2, true)
+  local c = claim_of(entries[k])
+  if c and c.gen == ARGV[3 * k - 1] and as_started(c) and c.attempts == tonumber(ARGV[3 * k]) then
     fields[#fields + 1] = id
-    fields[#fields + 1] = r.gen .. ',' .. to36(flags_of(r)) .. string.sub(rec, ar_end)
+    fields[#fields + 1] = claim_entry(c)
   end
 end
 if #fields > 0 then call_in_chunks('HSET', KEYS[1], fields) end

@@ -308,6 +308,20 @@ public final class FaultSoak {
                 violations.add("STRUCTURE successors still waiting after the quiet period: " + first(successors));
             }
             Set<String> dead = new HashSet<>(redisson.<String>getScoredSortedSet(prefix + ":{" + QUEUE + "}:dead", StringCodec.INSTANCE).readAll());
+            // a claim entry never outlives its job, and none says held once nobody holds anything
+            Map<String, String> claims = redisson.<String, String>getMap(prefix + ":{" + QUEUE + "}:claims", StringCodec.INSTANCE)
+                    .readAllMap();
+            Set<String> orphans = new HashSet<>(claims.keySet());
+            orphans.removeAll(records);
+            if (!orphans.isEmpty()) {
+                violations.add("STRUCTURE claim entries without a job after the quiet period: " + first(orphans));
+            }
+            claims.forEach((id, entry) -> {
+                String[] fields = entry.split(",");
+                if (fields.length < 2 || Long.parseLong(fields[1], 36) % 4 != 0) {
+                    violations.add("STRANDED claim entry " + id + "=" + entry + " says held after the quiet period");
+                }
+            });
             if (!records.equals(dead)) {
                 Set<String> extra = new HashSet<>(records);
                 extra.removeAll(dead);

@@ -106,11 +106,11 @@ class MalformedInputTest {
     void handWrittenGarbageGoesDeadOrIsSkippedOnceAndTheGoodJobsAroundItAreHandled() {
         long now = System.currentTimeMillis();
         // a record in the job format whose payload is not JSON
-        hset(QUEUE, "garbage-json", "p1,0," + Long.toString(now, 36) + ",0|{\"id\": 12,,,");
+        hset(QUEUE, "garbage-json", "p1," + Long.toString(now, 36) + ",0|{\"id\": 12,,,");
         // a record that is not in the job format at all
         hset(QUEUE, "not-a-record", "{\"id\": 13}");
         // a valid record whose payload does not fit the handler's type
-        hset(QUEUE, "wrong-shape", "p2,0," + Long.toString(now, 36) + ",0|[1,2,3]");
+        hset(QUEUE, "wrong-shape", "p2," + Long.toString(now, 36) + ",0|[1,2,3]");
         // ids with no record: in ready, and in delayed
         for (String id : List.of("garbage-json", "not-a-record", "wrong-shape", "no-record")) {
             redisson.getList(key(QUEUE, "ready"), StringCodec.INSTANCE).add(id);

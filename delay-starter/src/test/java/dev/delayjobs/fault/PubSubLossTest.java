@@ -136,7 +136,7 @@ class PubSubLossTest {
             String id = "unannounced-" + i;
             long now = System.currentTimeMillis();
             long due = now + 200;
-            String record = Integer.toString(1000 + i, 36) + ",0," + Long.toString(due, 36) + "," + Long.toString(due - now, 36)
+            String record = Integer.toString(1000 + i, 36) + "," + Long.toString(due, 36) + "," + Long.toString(due - now, 36)
                     + "|{\"n\":" + i + ",\"firstWorkMs\":0,\"laterWorkMs\":0}";
             RedisCli.call(redis.port(), "HSET", key("jobs"), id, record);
             RedisCli.call(redis.port(), "ZADD", key("delayed"), Long.toString(due), id);

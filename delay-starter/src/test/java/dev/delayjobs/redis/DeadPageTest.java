@@ -43,10 +43,10 @@ class DeadPageTest {
         RScript script = redisson.getScript(StringCodec.INSTANCE);
         LuaScript deadPage = LuaScript.load("dead-page");
         assertThatThrownBy(() -> deadPage.run(script, RScript.Mode.READ_WRITE, RScript.ReturnType.LIST,
-                k.of(k.dead(), k.jobs(), k.errors()), "1001", "0", "", "")).hasStackTraceContaining(
+                k.of(k.dead(), k.jobs(), k.errors(), k.claims()), "1001", "0", "", "")).hasStackTraceContaining(
                         "PAGE count must be between 1 and 1000, was 1001");
         List<Object> most = deadPage.run(script, RScript.Mode.READ_WRITE, RScript.ReturnType.LIST,
-                k.of(k.dead(), k.jobs(), k.errors()), "1000", "0", "", "");
+                k.of(k.dead(), k.jobs(), k.errors(), k.claims()), "1000", "0", "", "");
         assertThat(most).as("the total, then 4 values per job").hasSize(1 + 4 * 1000);
         assertThatThrownBy(() -> store.deadJobs().page("q", 0, 1001)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("1 to 1000");

@@ -38,7 +38,7 @@ class ResentScriptTest {
     @Test
     void aResentPublishStoresOneJobAndAnswersCreatedAgain() {
         List<Object> keys = k.of(k.jobs(), k.delayed(), k.ready(), k.stats(), k.dead(), k.errors(), k.request("p-1"),
-                k.control(), k.successors());
+                k.control(), k.successors(), k.claims());
         Object[] args = { k.wakeChannel(), "1", "1", "gen-id-1", "d", "60000", "0", "\"x\"" };
         List<Object> first = LuaScript.load("publish").run(script, Mode.READ_WRITE, ReturnType.LIST, keys, args);
         List<Object> copy = LuaScript.load("publish").run(script, Mode.READ_WRITE, ReturnType.LIST, keys, args);
@@ -53,7 +53,7 @@ class ResentScriptTest {
         store.publish("q", List.of(new NewJob("k", true, 0, false, "\"old\"")));
         store.claim("q", "i1", 1, Duration.ofSeconds(10), 1);
         List<Object> keys = k.of(k.jobs(), k.delayed(), k.ready(), k.stats(), k.dead(), k.errors(), k.request("p-2"),
-                k.control(), k.successors());
+                k.control(), k.successors(), k.claims());
         Object[] args = { k.wakeChannel(), "1", "1", "k", "d", "0", "0", "\"new\"" };
         List<Object> first = LuaScript.load("publish").run(script, Mode.READ_WRITE, ReturnType.LIST, keys, args);
         List<Object> copy = LuaScript.load("publish").run(script, Mode.READ_WRITE, ReturnType.LIST, keys, args);
@@ -68,13 +68,13 @@ class ResentScriptTest {
         store.publish("q", List.of(new NewJob("a", true, 0, false, "1"), new NewJob("b", true, 0, false, "2"),
                 new NewJob("c", true, 0, false, "3")));
         List<Object> keys = k.of(k.ready(), k.active("i1"), k.jobs(), k.delayed(), k.dead(), k.errors(), k.stats(),
-                k.instances(), k.claimFences(), k.request("c-1"), k.control(), k.rateLog());
+                k.instances(), k.claimFences(), k.request("c-1"), k.control(), k.rateLog(), k.claims());
         // under a rate limit of 3 a minute, which the copy must not spend twice
         Object[] args = { "2", "i1", "10000", "1", "100000", "3", "60000" };
         List<Object> first = LuaScript.load("claim").run(script, Mode.READ_WRITE, ReturnType.LIST, keys, args);
         List<Object> copy = LuaScript.load("claim").run(script, Mode.READ_WRITE, ReturnType.LIST, keys, args);
 
-        assertThat(first.subList(3, first.size())).as("two ids and records").hasSize(4);
+        assertThat(first.subList(3, first.size())).as("two ids, records and claim states").hasSize(6);
         assertThat(copy).isEqualTo(first);
         assertThat(redisson.getList(k.active("i1"), StringCodec.INSTANCE).size()).as("two held, not four").isEqualTo(2);
         assertThat(store.stats("q").ready()).isEqualTo(1);
@@ -97,7 +97,7 @@ class ResentScriptTest {
     @Test
     void aResentCancelAnswersThatItCancelled() {
         store.publish("q", List.of(new NewJob("a", true, 60_000, false, "1")));
-        List<Object> keys = k.of(k.jobs(), k.delayed(), k.dead(), k.errors(), k.request("x-1"), k.successors());
+        List<Object> keys = k.of(k.jobs(), k.delayed(), k.dead(), k.errors(), k.request("x-1"), k.successors(), k.claims());
         Long first = LuaScript.load("cancel").run(script, Mode.READ_WRITE, ReturnType.LONG, keys, "a");
         Long copy = LuaScript.load("cancel").run(script, Mode.READ_WRITE, ReturnType.LONG, keys, "a");
 

@@ -40,7 +40,7 @@ class SweepWithoutWakeTest {
             long now = System.currentTimeMillis();
             long due = now + 200;
             // what publish.lua stores, minus the PUBLISH on the wake channel
-            redisson.getMap(keys.jobs(), StringCodec.INSTANCE).put("quiet", "1,0," + Long.toString(due, 36) + "," + Long.toString(due - now, 36) + "|\"hello\"");
+            redisson.getMap(keys.jobs(), StringCodec.INSTANCE).put("quiet", "1," + Long.toString(due, 36) + "," + Long.toString(due - now, 36) + "|\"hello\"");
             redisson.getScoredSortedSet(keys.delayed(), StringCodec.INSTANCE).add(due, "quiet");
 
             Recorder recorder = context.getBean(Handler.class).recorder;
