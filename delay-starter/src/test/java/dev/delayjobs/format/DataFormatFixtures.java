@@ -71,7 +71,8 @@ import dev.delayjobs.timer.QueueWatchdog;
 @EnabledIfSystemProperty(named = "delay.fixtures.write", matches = "true")
 class DataFormatFixtures {
 
-    static final Path DIRECTORY = Path.of("src/test/resources/data-format");
+    /** Under the module's directory, which surefire names {@code basedir} (and runs in). */
+    static final Path DIRECTORY = Path.of(System.getProperty("basedir", "."), "src", "test", "resources", "data-format");
 
     @Configuration(proxyBeanMethods = false)
     static class PublisherOnly {
@@ -238,6 +239,10 @@ class DataFormatFixtures {
                 + ", written by dev.delayjobs.format.DataFormatFixtures and read by DataFormatFixturesTest "
                 + "(docs/versioning.md). Regenerate only when this format is still unreleased.");
         fixture.put("keys", dump);
+        if (!Files.isDirectory(DIRECTORY.getParent())) {
+            throw new IllegalStateException("no " + DIRECTORY.getParent().toAbsolutePath()
+                    + ": run the writer in the delay-starter module (the command in this class's comment)");
+        }
         Files.createDirectories(DIRECTORY);
         JsonMapper json = JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
         Files.writeString(DIRECTORY.resolve("format-" + DataFormat.CURRENT + ".json"),
