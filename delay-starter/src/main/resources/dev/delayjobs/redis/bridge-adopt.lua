@@ -1,3 +1,4 @@
+--! include: _clock, _base36, _record, _wake
 -- bridge-adopt: turns elements of a Redisson RDelayedQueue into jobs of the queue that bridges it.
 -- Each element leaves Redisson's keys in the same call that stores it as a job (or, when Java could
 -- not read it, as a dead job with the reason), so it is always in exactly one place: still

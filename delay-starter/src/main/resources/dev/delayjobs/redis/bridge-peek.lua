@@ -1,3 +1,4 @@
+--! include: _clock
 -- bridge-peek: reads elements of a Redisson RDelayedQueue without taking them (read-only); the
 -- caller decodes them and hands them to bridge-adopt.lua, which takes only those still there.
 -- KEYS[1] target list   KEYS[2] timeout set (zset)   KEYS[3] pending list (see bridge-adopt.lua)

@@ -1,3 +1,4 @@
+--! include: _clock, _wake
 -- bridge-stats: the depth of a Redisson RDelayedQueue, for the endpoint, health and gauges (read-only).
 -- KEYS[1] target list   KEYS[2] timeout set (zset)   (see bridge-adopt.lua)
 -- Returns {server now in epoch ms, elements waiting for their due time, due elements in the target

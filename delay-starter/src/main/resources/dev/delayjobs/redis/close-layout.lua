@@ -1,3 +1,4 @@
+--! include: _clock
 -- close-layout: the first step of laying a queue out in another number of partitions (then
 -- record-layout.lua records the change, or the caller opens what it closed again).
 -- On a partition of the old layout ('old'): closes it to publishes routed by the old count (its

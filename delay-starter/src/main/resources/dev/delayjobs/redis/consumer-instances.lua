@@ -1,3 +1,4 @@
+--! include: _clock
 -- consumer-instances: the ids of the instances holding (or having held) a lease on a queue, or of
 -- those whose lease has run out, so that recover.lua and queue-stats.lua can be handed their
 -- active lists as declared keys (read-only; run on the master).

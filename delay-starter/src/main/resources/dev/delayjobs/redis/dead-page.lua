@@ -1,7 +1,8 @@
+--! include: _claims
 -- dead-page: dead jobs, newest first (read-only). Order: died-at time descending, then id descending
 -- byte by byte (the dead set's own reverse order), so pages of several partitions merge alike.
 -- KEYS[1] dead (zset: id -> died at)   KEYS[2] jobs (hash)   KEYS[3] errors (hash)
--- KEYS[4] claims (hash: id -> claim entry, see _record.lua): where the attempts are read, so a page
+-- KEYS[4] claims (hash: id -> claim entry, see _claims.lua): where the attempts are read, so a page
 -- reads no record
 -- ARGV[1] count, 1 to 1000 (more is refused with 'PAGE ...', reading nothing)
 -- ARGV[2] offset: how many to skip from the newest; used when no cursor is given

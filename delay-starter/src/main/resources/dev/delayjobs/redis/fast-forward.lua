@@ -1,3 +1,4 @@
+--! include: _clock, _record
 -- fast-forward: for tests, makes the delayed jobs due within a window due now, oldest first.
 -- KEYS[1] jobs (hash)   KEYS[2] delayed (zset)   KEYS[3] ready (list)
 -- ARGV[1] window ms (jobs due before now + window)   ARGV[2] most jobs to move in this call

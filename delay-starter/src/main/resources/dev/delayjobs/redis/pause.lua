@@ -1,3 +1,4 @@
+--! include: _clock
 -- pause: an operator stops every consumer of a queue from claiming; publishing and the transfer of
 -- due jobs go on. Claim checks the control hash on every call, so consumers stop at their next claim.
 -- KEYS[1] control (hash: paused -> epoch ms, resumed -> epoch ms, rate -> runtime rate limit)

@@ -1,14 +1,15 @@
+--! include: _chunks, _clock, _claims, _full, _successors
 -- recover: jobs held by consumer instances whose lease ran out (crashed, partitioned, frozen) go
 -- back to the front of ready; a RUNNING job already started max-attempts times goes dead instead,
 -- so a job that kills its consumer cannot loop forever. A PREFETCHED job goes back with no attempt
--- spent, marked suspect (see _record.lua): its handler may have started with the start mark lost in
+-- spent, marked suspect (see _claims.lua): its handler may have started with the start mark lost in
 -- the crash, so that crash counts toward max-attempts (attempts + suspect) if consumers keep
 -- stopping while it runs.
 -- With ARGV[3] set, releases that one instance's jobs at once, whatever its lease, and buries
 -- none and marks none suspect: at graceful shutdown (ARGV[4] = 1, the instance is forgotten too), or to hand back jobs a
 -- live instance holds but no longer handles, after a claim whose reply was lost (ARGV[4] = 0,
 -- the ids in ARGV[8..] are still being handled and stay).
--- Reads and writes claim entries (see _record.lua), never a record: what a job costs here does not
+-- Reads and writes claim entries (see _claims.lua), never a record: what a job costs here does not
 -- depend on its payload (a successor that takes a buried job's key is written, see below).
 -- KEYS[1] instances (zset)   KEYS[2] workers (hash)   KEYS[3] ready (list)   KEYS[4] jobs (hash)
 -- KEYS[5] dead (zset)        KEYS[6] errors (hash)    KEYS[7] stats (hash)   KEYS[8] fences (hash)
@@ -32,13 +33,13 @@
 -- long pause), and at shutdown its claimer may have a claim on its way; either must stay refused. A
 -- release without forgetting (the instance is live) keeps its fence for good again. Every call deletes
 -- up to 100 fences whose time ran out, so fences of instance ids that never return do not pile up.
--- Runs when Redis is full (run_even_when_full in _record.lua), as the claims that drain it do.
+-- Runs when Redis is full (run_even_when_full in _full.lua), as the claims that drain it do.
 -- Returns {jobs sent back to ready, jobs buried, instances removed, the released instance's fence,
 -- 1 when expired instances' ids are left for another call else 0}.
 -- Cost: O(H) for H held ids gone through (the instances' running and prefetched jobs), at most
 -- ARGV[7] when recovering expired instances, plus O(log F) per fence deleted (at most 100);
 -- independent of the backlog and of payload sizes.
--- A job sent back to ready keeps its successor (a keyed publish that met it held, see _record.lua);
+-- A job sent back to ready keeps its successor (a keyed publish that met it held, see _successors.lua);
 -- one buried here is counted dead and its successor, if any, takes the key instead (no wake: the
 -- sweep that runs this transfers it, at most one sweep later than its due time).
 run_even_when_full(KEYS[12])

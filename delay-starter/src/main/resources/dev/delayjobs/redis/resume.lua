@@ -1,3 +1,4 @@
+--! include: _clock
 -- resume: consumers of a paused queue claim again. The control channel tells the waiting ones at
 -- once; one that misses the message (a reconnect) reads the state again within a second.
 -- KEYS[1] control (hash, see pause.lua)

@@ -1,3 +1,4 @@
+--! include: _chunks, _clock, _wake
 -- transfer: moves due jobs from delayed to ready, oldest due first (the watchdog timer's step).
 -- KEYS[1] delayed (zset)   KEYS[2] ready (list)
 -- ARGV[1] at most this many jobs per call
