@@ -16,7 +16,7 @@
 -- ARGV[6] configured rate limit: permits per window ('0': none)   ARGV[7] its window ms
 -- ARGV[8] index of this partition   ARGV[9] partition count of the queue: each partition lets its share
 -- of the queue's permits start (permits / count, the first permits % count partitions one more)
--- ARGV[10] start: how many of the jobs taken start now (all n when absent)
+-- ARGV[10] start: how many of the jobs taken start now (n: all of them)
 -- KEYS[13] claims (hash: id -> claim entry, see _claims.lua)
 -- A paused queue (control has 'paused') gives nothing. A rate limit (the runtime one in control, else the
 -- configured one) lets at most `permits` jobs start in any window, all instances together: the rate log
@@ -47,7 +47,7 @@
 -- starts only is 1 when a rate limit applies (this claim prefetched nothing), else 0.
 -- Cost: O(n + stale + expired rate log entries), independent of the backlog.
 local wanted = tonumber(ARGV[1])
-local start_now = tonumber(ARGV[10] or ARGV[1])
+local start_now = tonumber(ARGV[10])
 local longest = tonumber(ARGV[5])
 local out = { now_ms(), 0, 0 }
 local fence = redis.call('HGET', KEYS[9], ARGV[2])
@@ -106,7 +106,7 @@ local function next_permit()
   return math.max(1, tonumber(oldest[2]) + window - out[1])
 end
 if permits > 0 then out[3] = 1 end
-local partitions = tonumber(ARGV[9] or '1')
+local partitions = tonumber(ARGV[9])
 if permits > 0 and partitions > 1 then
   local index = tonumber(ARGV[8])
   local share = math.floor(permits / partitions)

@@ -1,6 +1,6 @@
 --! include: _clock
 -- close-layout: the first step of laying a queue out in another number of partitions (then
--- record-layout.lua records the change, or the caller opens what it closed again).
+-- record-partition-layout.lua and record-layout.lua record the change, or the caller opens what it closed again).
 -- On a partition of the old layout ('old'): closes it to publishes routed by the old count (its
 -- 'partitions' field becomes the new count, so publish.lua refuses them with 'LAYOUT <new count>')
 -- and, in the same call, counts what is left in it; when anything is, it sets the old count back.

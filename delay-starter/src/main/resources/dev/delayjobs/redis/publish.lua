@@ -6,7 +6,7 @@
 -- first run's statuses, so a publish is never read as meeting its own job (a generated id drawn
 -- again would make a duplicate)
 -- KEYS[8] control (hash, see pause.lua): its 'partitions' field, when set, is how many partitions the
--- queue is laid out in (see record-layout.lua); jobs routed by another count are refused
+-- queue is laid out in (see record-partition-layout.lua); jobs routed by another count are refused
 -- KEYS[9] successors (hash, see queue_successor in _successors.lua)
 -- KEYS[10] claims (hash: id -> claim entry, see _claims.lua): a job held by a consumer is read from
 -- it (the old record is not read); a replaced job's entry is deleted (the new record has no attempt)
