@@ -23,8 +23,8 @@ final class Scripts {
     private static final Map<String, String> BY_SHA = new HashMap<>();
 
     static {
-        List<String> names = List.of("publish", "transfer", "claim", "ack", "retry", "bury", "heartbeat", "recover",
-                "cancel", "reschedule", "find", "trim-dead", "queue-stats", "dead-page", "requeue-dead", "delete-dead");
+        List<String> names = List.of("publish", "transfer", "claim", "ack", "retry", "bury", "heartbeat", "recover-expired",
+                "release", "release-all-but", "cancel", "reschedule", "find", "trim-dead", "queue-stats", "dead-page", "requeue-dead", "delete-dead");
         for (String name : names) {
             String source = read(name + ".lua");
             if (source != null) {

@@ -48,6 +48,7 @@ final class LuaScript {
     private static final Pattern INCLUDE = Pattern.compile("--! include:(.*)");
     private static final String MEMO = "_memo";
 
+    private final Script signature;
     private final String name;
     /** The includes and the script, without the MEMO_MS line. */
     private final String body;
@@ -55,15 +56,17 @@ final class LuaScript {
     private final String source;
     private final String sha;
 
-    private LuaScript(String name, String body, boolean memo, long memoMs) {
-        this.name = name;
+    private LuaScript(Script script, String body, boolean memo, long memoMs) {
+        this.signature = script;
+        this.name = script.file() + ".lua";
         this.body = body;
         this.memo = memo;
         this.source = memo ? "local MEMO_MS = " + memoMs + "\n" + body : body;
         this.sha = sha1(source);
     }
 
-    static LuaScript load(String name) {
+    static LuaScript load(Script script) {
+        String name = script.file();
         String text = read(name + ".lua");
         Set<String> includes = includes(name, text, new ArrayDeque<>());
         StringBuilder body = new StringBuilder();
@@ -71,7 +74,7 @@ final class LuaScript {
             body.append(read(include + ".lua")).append('\n');
         }
         body.append(text);
-        return new LuaScript(name, body.toString(), includes.contains(MEMO), RequestMemo.DEFAULT_LIFETIME_MS);
+        return new LuaScript(script, body.toString(), includes.contains(MEMO), RequestMemo.DEFAULT_LIFETIME_MS);
     }
 
     /**
@@ -113,9 +116,9 @@ final class LuaScript {
     /** This script with request memos that live {@code memoMs} (a script of its own: another SHA). */
     LuaScript withMemo(long memoMs) {
         if (!memo) {
-            throw new IllegalStateException(name + ".lua keeps no request memo (it does not include _memo)");
+            throw new IllegalStateException(name + " keeps no request memo (it does not include _memo)");
         }
-        return new LuaScript(name, body, true, memoMs);
+        return new LuaScript(signature, body, true, memoMs);
     }
 
     /** The text sent to Redis. */
@@ -127,7 +130,19 @@ final class LuaScript {
         return name;
     }
 
+    /**
+     * Refuses a call whose KEYS or ARGV do not fit the script's header ({@link Script}): a script
+     * reading an argument that is not there would fail halfway, or act on nil.
+     */
+    private void check(List<Object> keys, Object[] args) {
+        if (!signature.keyNames().fits(keys.size()) || !signature.argNames().fits(args.length)) {
+            throw new IllegalArgumentException(name + " takes KEYS " + signature.keyNames() + " and ARGV " + signature.argNames()
+                    + "; was called with " + keys.size() + " key(s) and " + args.length + " argument(s)");
+        }
+    }
+
     <R> R run(RScript script, RScript.Mode mode, RScript.ReturnType returnType, List<Object> keys, Object... args) {
+        check(keys, args);
         String routingKey = (String) keys.get(0);
         try {
             return script.evalSha(routingKey, mode, sha, returnType, keys, args);
@@ -146,6 +161,12 @@ final class LuaScript {
      */
     <R> CompletableFuture<R> runAsync(RScript script, RScript.Mode mode, RScript.ReturnType returnType, List<Object> keys,
             Object... args) {
+        try {
+            check(keys, args);
+        }
+        catch (IllegalArgumentException ex) {
+            return CompletableFuture.failedFuture(ex);
+        }
         String routingKey = (String) keys.get(0);
         return withSourceOnNoScript(
                 () -> script.<R>evalShaAsync(routingKey, mode, sha, returnType, keys, args).toCompletableFuture(),
@@ -159,6 +180,12 @@ final class LuaScript {
      */
     <R> CompletableFuture<Confirmed<R>> runConfirmedAsync(RedissonClient redisson, RScript.Mode mode,
             RScript.ReturnType returnType, List<Object> keys, ReplicaConfirmation confirmation, Object... args) {
+        try {
+            check(keys, args);
+        }
+        catch (IllegalArgumentException ex) {
+            return CompletableFuture.failedFuture(ex);
+        }
         String routingKey = (String) keys.get(0);
         return withSourceOnNoScript(
                 () -> confirmed(redisson, confirmation, script -> script.evalShaAsync(routingKey, mode, sha, returnType, keys, args)),

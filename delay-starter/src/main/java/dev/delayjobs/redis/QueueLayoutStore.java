@@ -27,10 +27,10 @@ public final class QueueLayoutStore {
     public static final int MAX_PARTITIONS = 128;
 
     private static final int SLOTS = 16384;
-    private static final LuaScript RECORD_LAYOUT = LuaScript.load("record-layout");
-    private static final LuaScript RECORD_PARTITION_LAYOUT = LuaScript.load("record-partition-layout");
-    private static final LuaScript RECORDED_LAYOUT = LuaScript.load("recorded-layout");
-    private static final LuaScript CLOSE_LAYOUT = LuaScript.load("close-layout");
+    private static final LuaScript RECORD_LAYOUT = LuaScript.load(Script.RECORD_LAYOUT);
+    private static final LuaScript RECORD_PARTITION_LAYOUT = LuaScript.load(Script.RECORD_PARTITION_LAYOUT);
+    private static final LuaScript RECORDED_LAYOUT = LuaScript.load(Script.RECORDED_LAYOUT);
+    private static final LuaScript CLOSE_LAYOUT = LuaScript.load(Script.CLOSE_LAYOUT);
 
     private final RScript script;
     private final String prefix;

@@ -13,7 +13,7 @@
 --              suspect = 1 once the job was in the buffer of a consumer that crashed without its start
 --              mark reaching Redis: the crash may have been its handler's, so from then on a worker
 --              that takes it from a buffer waits for its start mark, and that crash counts toward
---              max-attempts (recover.lua)
+--              max-attempts (recover-expired.lua)
 --   due        the record's due time, only while held: queue-stats reads the oldest waiting
 --              PREFETCHED job from it
 -- Every script that deletes a record, or puts a new job in its place (a replacing publish, a
