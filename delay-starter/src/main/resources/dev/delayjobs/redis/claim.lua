@@ -4,20 +4,32 @@
 -- and count no attempt until their start mark (start.lua). All are remembered in the consumer
 -- instance's active list until acked, retried or recovered. A claim writes only claim entries (see
 -- _claims.lua); records are read, to be returned, never rewritten.
--- KEYS[1] ready (list)   KEYS[2] active:<instance> (list)   KEYS[3] jobs (hash)
--- KEYS[4] delayed (zset) KEYS[5] dead (zset)      KEYS[6] errors (hash)   KEYS[7] stats (hash)
--- KEYS[8] instances (zset)   KEYS[9] fences (hash: instance -> oldest claim epoch accepted)
--- KEYS[10] memo of this request (string; see replayed() in _memo.lua): a resent copy takes no
--- more jobs; it returns the jobs the first run took (their ids are kept, the records read again)
--- ARGV[1] n   ARGV[2] instance id   ARGV[3] lease ms   ARGV[4] claim epoch
--- KEYS[11] control (hash, see pause.lua)   KEYS[12] rate log (zset: one member per job started, score = when)
--- ARGV[5] longest record this consumer accepts (bytes): a longer one, from a publisher with a larger
--- delay.max-payload-size or written by hand, goes to the dead set unread
--- ARGV[6] configured rate limit: permits per window ('0': none)   ARGV[7] its window ms
--- ARGV[8] index of this partition   ARGV[9] partition count of the queue: each partition lets its share
--- of the queue's permits start (permits / count, the first permits % count partitions one more)
+-- KEYS[1] ready: list
+-- KEYS[2] active: the instance's active list (active:<instance>)
+-- KEYS[3] jobs: hash
+-- KEYS[4] delayed: zset
+-- KEYS[5] dead: zset
+-- KEYS[6] errors: hash
+-- KEYS[7] stats: hash
+-- KEYS[8] instances: zset, instance -> lease deadline
+-- KEYS[9] fences: hash, instance -> oldest claim epoch accepted
+-- KEYS[10] memo: the memo of this request (string; see replayed() in _memo.lua): a resent copy takes
+--   no more jobs; it returns the jobs the first run took (their ids are kept, the records read again)
+-- KEYS[11] control: hash (see pause.lua)
+-- KEYS[12] rate-log: zset, one member per job started, score = when
+-- KEYS[13] claims: hash, id -> claim entry (see _claims.lua)
+-- ARGV[1] n: most jobs to take
+-- ARGV[2] instance: the instance id
+-- ARGV[3] lease-ms
+-- ARGV[4] epoch: the claim epoch
+-- ARGV[5] longest: longest record this consumer accepts (bytes): a longer one, from a publisher
+--   with a larger delay.max-payload-size or written by hand, goes to the dead set unread
+-- ARGV[6] permits: configured rate limit, permits per window ('0': none)
+-- ARGV[7] window-ms: its window
+-- ARGV[8] partition: index of this partition
+-- ARGV[9] partitions: partition count of the queue: each partition lets its share of the queue's
+--   permits start (permits / count, the first permits % count partitions one more)
 -- ARGV[10] start: how many of the jobs taken start now (n: all of them)
--- KEYS[13] claims (hash: id -> claim entry, see _claims.lua)
 -- A paused queue (control has 'paused') gives nothing. A rate limit (the runtime one in control, else the
 -- configured one) lets at most `permits` jobs start in any window, all instances together: the rate log
 -- keeps when each of the last window's jobs was claimed.

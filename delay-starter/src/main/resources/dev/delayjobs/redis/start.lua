@@ -5,8 +5,8 @@
 -- no longer PREFETCHED under this claim (acked, retried, buried, recovered, replaced) does nothing,
 -- and the outcome scripts read a PREFETCHED job as started (let_go_of_claim in _ownership.lua).
 -- Touches only claim entries, never a record.
--- KEYS[1] claims (hash: id -> claim entry, see _claims.lua)
--- ARGV triplets: id, gen, attempt: the claim the worker started (attempt = the attempts stored + 1)
+-- KEYS[1] claims: hash, id -> claim entry (see _claims.lua)
+-- ARGV[1..] id, gen, attempt: the claims the worker started (attempt = the attempts stored + 1)
 -- Runs when Redis is full (run_even_when_full in _full.lua).
 -- Returns how many jobs were marked. Cost: O(1) per job.
 local ids = {}
