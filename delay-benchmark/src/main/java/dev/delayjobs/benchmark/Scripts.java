@@ -7,22 +7,32 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HashMap;
 import java.util.HexFormat;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
-/** Names the starter's scripts by their SHA, the way its LuaScript loads them (library + newline + file). */
+/**
+ * Names the starter's scripts by their SHA, the way its LuaScript loads them: the includes named on
+ * a script's first line ({@code --! include: _a, _b}, each once, an include's own first), each
+ * followed by a newline, then the file. The scripts that keep request memos (publish, claim, cancel)
+ * start with a MEMO_MS line that depends on the client's settings and are not named here.
+ */
 final class Scripts {
 
     private static final Map<String, String> BY_SHA = new HashMap<>();
 
     static {
-        List<String> names = List.of("publish", "transfer", "claim", "ack", "retry", "bury", "heartbeat", "recover",
-                "cancel", "reschedule", "find", "trim-dead", "queue-stats", "dead-page", "requeue-dead", "delete-dead");
-        String library = read("_record.lua");
+        List<String> names = List.of("publish", "transfer", "claim", "ack", "retry", "bury", "heartbeat", "recover-expired",
+                "release", "release-all-but", "cancel", "reschedule", "find", "trim-dead", "queue-stats", "dead-page", "requeue-dead", "delete-dead");
         for (String name : names) {
             String source = read(name + ".lua");
-            if (library != null && source != null) {
-                BY_SHA.put(sha1(library + "\n" + source), name);
+            if (source != null) {
+                StringBuilder body = new StringBuilder();
+                for (String include : includes(source, new LinkedHashSet<>())) {
+                    body.append(read(include + ".lua")).append('\n');
+                }
+                BY_SHA.put(sha1(body.append(source).toString()), name);
             }
         }
     }
@@ -34,6 +44,21 @@ final class Scripts {
     static String name(String evalshaWithSha) {
         String sha = evalshaWithSha.substring(evalshaWithSha.indexOf(':') + 1);
         return "evalsha:" + BY_SHA.getOrDefault(sha, "other");
+    }
+
+    private static Set<String> includes(String source, Set<String> order) {
+        String first = source.lines().findFirst().orElse("");
+        if (first.startsWith("--! include:")) {
+            for (String include : first.substring("--! include:".length()).split(",")) {
+                String name = include.strip();
+                String text = read(name + ".lua");
+                if (!order.contains(name) && text != null) {
+                    includes(text, order);
+                    order.add(name);
+                }
+            }
+        }
+        return order;
     }
 
     private static String read(String file) {

@@ -14,10 +14,10 @@ import dev.delayjobs.redis.StoredJob;
  * handlers: a mark that finds no call in flight leaves at once, and the marks that arrive while one
  * is in flight go together in the next, sent when its reply arrives. A mark whose handler has
  * already returned (or timed out) by then is dropped: the job's outcome counts its attempt anyway
- * (see let_go_of_claim in _record.lua), so under load, when handlers outrun the marks, most of them
+ * (see let_go_of_claim in _ownership.lua), so under load, when handlers outrun the marks, most of them
  * cost Redis nothing. A mark is not retried: one that is lost or dropped only makes Redis see the
  * job as not started until its outcome, and a crash meanwhile hands it back as suspect (see
- * recover.lua).
+ * recover-expired.lua).
  */
 final class StartMarks {
 

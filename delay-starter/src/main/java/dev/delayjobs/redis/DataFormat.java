@@ -22,7 +22,7 @@ public final class DataFormat {
     /** The data format this version of the starter writes and reads. */
     public static final int CURRENT = 1;
 
-    private static final LuaScript DATA_FORMAT = LuaScript.load("data-format");
+    private static final LuaScript DATA_FORMAT = LuaScript.load(Script.DATA_FORMAT);
 
     private final RScript script;
     private final String prefix;

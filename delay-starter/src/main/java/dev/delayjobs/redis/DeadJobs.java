@@ -20,10 +20,10 @@ import org.redisson.api.RScript.ReturnType;
  */
 public final class DeadJobs {
 
-    private static final LuaScript TRIM_DEAD = LuaScript.load("trim-dead");
-    private static final LuaScript DEAD_PAGE = LuaScript.load("dead-page");
-    private static final LuaScript REQUEUE_DEAD = LuaScript.load("requeue-dead");
-    private static final LuaScript DELETE_DEAD = LuaScript.load("delete-dead");
+    private static final LuaScript TRIM_DEAD = LuaScript.load(Script.TRIM_DEAD);
+    private static final LuaScript DEAD_PAGE = LuaScript.load(Script.DEAD_PAGE);
+    private static final LuaScript REQUEUE_DEAD = LuaScript.load(Script.REQUEUE_DEAD);
+    private static final LuaScript DELETE_DEAD = LuaScript.load(Script.DELETE_DEAD);
     /** Dead jobs moved per script call by the "all" variants. */
     private static final int BATCH = 1000;
 

@@ -6,11 +6,18 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
 import java.util.HexFormat;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import org.redisson.api.BatchOptions;
 import org.redisson.api.RBatch;
@@ -22,44 +29,120 @@ import org.redisson.client.RedisNoScriptException;
 import org.redisson.client.codec.StringCodec;
 
 /**
- * One state change of the data model: a Lua file from this package, prefixed with the shared
- * {@code _record.lua}, run by SHA. A Redis restart or {@code SCRIPT FLUSH} empties the script
- * cache, so a NOSCRIPT reply runs the script once by its source (EVAL), which caches it again.
+ * One state change of the data model: a Lua file from this package, prefixed with the includes it
+ * names, run by SHA. A Redis restart or {@code SCRIPT FLUSH} empties the script cache, so a
+ * NOSCRIPT reply runs the script once by its source (EVAL), which caches it again.
  *
- * <p>The first line of the source defines {@code MEMO_MS}, the lifetime of request memos
- * ({@link RequestMemo}): Redisson's defaults' as loaded, the client's through {@link #withMemo}.
+ * <p>A script names what it uses on its first line, {@code --! include: _clock, _record}: each
+ * name is a file {@code _<name>.lua} of this package, which may name includes of its own. The
+ * source is every include once, those an include names before it, in the order named, then the
+ * script: plain Lua (the directive is a comment), so a reader sees which functions a script can
+ * call, and Redis runs nothing else.
+ *
+ * <p>A script that includes {@code _memo} gets a first line defining {@code MEMO_MS}, the
+ * lifetime of request memos ({@link RequestMemo}): Redisson's defaults' as loaded, the client's
+ * through {@link #withMemo}.
  */
 final class LuaScript {
 
-    private static final String LIBRARY = read("_record.lua");
+    private static final Pattern INCLUDE = Pattern.compile("--! include:(.*)");
+    private static final String MEMO = "_memo";
 
+    private final Script signature;
     private final String name;
-    /** The library and the script, without the MEMO_MS line. */
+    /** The includes and the script, without the MEMO_MS line. */
     private final String body;
+    private final boolean memo;
     private final String source;
     private final String sha;
 
-    private LuaScript(String name, String body, long memoMs) {
-        this.name = name;
+    private LuaScript(Script script, String body, boolean memo, long memoMs) {
+        this.signature = script;
+        this.name = script.file() + ".lua";
         this.body = body;
-        this.source = "local MEMO_MS = " + memoMs + "\n" + body;
+        this.memo = memo;
+        this.source = memo ? "local MEMO_MS = " + memoMs + "\n" + body : body;
         this.sha = sha1(source);
     }
 
-    static LuaScript load(String name) {
-        return new LuaScript(name, LIBRARY + "\n" + read(name + ".lua"), RequestMemo.DEFAULT_LIFETIME_MS);
+    static LuaScript load(Script script) {
+        String name = script.file();
+        String text = read(name + ".lua");
+        Set<String> includes = includes(name, text, new ArrayDeque<>());
+        StringBuilder body = new StringBuilder();
+        for (String include : includes) {
+            body.append(read(include + ".lua")).append('\n');
+        }
+        body.append(text);
+        return new LuaScript(script, body.toString(), includes.contains(MEMO), RequestMemo.DEFAULT_LIFETIME_MS);
+    }
+
+    /**
+     * The includes {@code file} (with text {@code text}) needs, in the order they go before it:
+     * each one's own first, each once. {@code path} holds the files being resolved, to refuse a cycle.
+     */
+    private static Set<String> includes(String file, String text, Deque<String> path) {
+        Set<String> order = new LinkedHashSet<>();
+        path.push(file);
+        for (String include : named(file, text)) {
+            if (path.contains(include)) {
+                throw new IllegalStateException("Lua include cycle: " + include + " includes itself through " + path);
+            }
+            order.addAll(includes(include, read(include + ".lua"), path));
+            order.add(include);
+        }
+        path.pop();
+        return order;
+    }
+
+    /** The includes named on the first line of {@code text}, in order (none without the directive). */
+    static List<String> named(String file, String text) {
+        int end = text.indexOf('\n');
+        Matcher directive = INCLUDE.matcher(end < 0 ? text : text.substring(0, end));
+        if (!directive.matches()) {
+            return List.of();
+        }
+        List<String> names = new ArrayList<>();
+        for (String include : directive.group(1).split(",")) {
+            String trimmed = include.strip();
+            if (!trimmed.startsWith("_")) {
+                throw new IllegalStateException(file + ".lua includes '" + trimmed + "': include files are named _<name>");
+            }
+            names.add(trimmed);
+        }
+        return names;
     }
 
     /** This script with request memos that live {@code memoMs} (a script of its own: another SHA). */
     LuaScript withMemo(long memoMs) {
-        return new LuaScript(name, body, memoMs);
+        if (!memo) {
+            throw new IllegalStateException(name + " keeps no request memo (it does not include _memo)");
+        }
+        return new LuaScript(signature, body, true, memoMs);
+    }
+
+    /** The text sent to Redis. */
+    String source() {
+        return source;
     }
 
     String name() {
         return name;
     }
 
+    /**
+     * Refuses a call whose KEYS or ARGV do not fit the script's header ({@link Script}): a script
+     * reading an argument that is not there would fail halfway, or act on nil.
+     */
+    private void check(List<Object> keys, Object[] args) {
+        if (!signature.keyNames().fits(keys.size()) || !signature.argNames().fits(args.length)) {
+            throw new IllegalArgumentException(name + " takes KEYS " + signature.keyNames() + " and ARGV " + signature.argNames()
+                    + "; was called with " + keys.size() + " key(s) and " + args.length + " argument(s)");
+        }
+    }
+
     <R> R run(RScript script, RScript.Mode mode, RScript.ReturnType returnType, List<Object> keys, Object... args) {
+        check(keys, args);
         String routingKey = (String) keys.get(0);
         try {
             return script.evalSha(routingKey, mode, sha, returnType, keys, args);
@@ -78,6 +161,12 @@ final class LuaScript {
      */
     <R> CompletableFuture<R> runAsync(RScript script, RScript.Mode mode, RScript.ReturnType returnType, List<Object> keys,
             Object... args) {
+        try {
+            check(keys, args);
+        }
+        catch (IllegalArgumentException ex) {
+            return CompletableFuture.failedFuture(ex);
+        }
         String routingKey = (String) keys.get(0);
         return withSourceOnNoScript(
                 () -> script.<R>evalShaAsync(routingKey, mode, sha, returnType, keys, args).toCompletableFuture(),
@@ -91,6 +180,12 @@ final class LuaScript {
      */
     <R> CompletableFuture<Confirmed<R>> runConfirmedAsync(RedissonClient redisson, RScript.Mode mode,
             RScript.ReturnType returnType, List<Object> keys, ReplicaConfirmation confirmation, Object... args) {
+        try {
+            check(keys, args);
+        }
+        catch (IllegalArgumentException ex) {
+            return CompletableFuture.failedFuture(ex);
+        }
         String routingKey = (String) keys.get(0);
         return withSourceOnNoScript(
                 () -> confirmed(redisson, confirmation, script -> script.evalShaAsync(routingKey, mode, sha, returnType, keys, args)),

@@ -21,10 +21,10 @@ import dev.delayjobs.RateLimit;
  */
 public final class QueueControls {
 
-    private static final LuaScript PAUSE = LuaScript.load("pause");
-    private static final LuaScript RESUME = LuaScript.load("resume");
-    private static final LuaScript RATE_LIMIT = LuaScript.load("rate-limit");
-    private static final LuaScript CONTROL_STATE = LuaScript.load("control-state");
+    private static final LuaScript PAUSE = LuaScript.load(Script.PAUSE);
+    private static final LuaScript RESUME = LuaScript.load(Script.RESUME);
+    private static final LuaScript RATE_LIMIT = LuaScript.load(Script.RATE_LIMIT);
+    private static final LuaScript CONTROL_STATE = LuaScript.load(Script.CONTROL_STATE);
 
     private final RedissonClient redisson;
     private final RScript script;

@@ -13,7 +13,7 @@ record QueueKeys(String prefix, String queue) {
         return base() + "jobs";
     }
 
-    /** Per job with a claim state (held, or attempted), its claim entry (see _record.lua). */
+    /** Per job with a claim state (held, or attempted), its claim entry (see _claims.lua). */
     String claims() {
         return base() + "claims";
     }
@@ -38,7 +38,7 @@ record QueueKeys(String prefix, String queue) {
         return base() + "stats";
     }
 
-    /** Keyed publishes that met their job held by a consumer, waiting to take its key (see _record.lua). */
+    /** Keyed publishes that met their job held by a consumer, waiting to take its key (see _successors.lua). */
     String successors() {
         return base() + "successors";
     }
@@ -56,7 +56,7 @@ record QueueKeys(String prefix, String queue) {
         return base() + "fences";
     }
 
-    /** Per instance forgotten (shutdown, lease expiry), when its claim fence may be deleted (see recover.lua). */
+    /** Per instance forgotten (shutdown, lease expiry), when its claim fence may be deleted (see _fences.lua). */
     String forgottenFences() {
         return base() + "fences-forgotten";
     }
@@ -69,7 +69,7 @@ record QueueKeys(String prefix, String queue) {
         return activePrefix() + instance;
     }
 
-    /** The memo of one publish, claim or cancel call, so that a resent copy does not run again (see _record.lua). */
+    /** The memo of one publish, claim or cancel call, so that a resent copy does not run again (see _memo.lua). */
     String request(String requestId) {
         return base() + "req:" + requestId;
     }

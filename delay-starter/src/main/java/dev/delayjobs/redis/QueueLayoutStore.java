@@ -27,9 +27,10 @@ public final class QueueLayoutStore {
     public static final int MAX_PARTITIONS = 128;
 
     private static final int SLOTS = 16384;
-    private static final LuaScript RECORD_LAYOUT = LuaScript.load("record-layout");
-    private static final LuaScript RECORDED_LAYOUT = LuaScript.load("recorded-layout");
-    private static final LuaScript CLOSE_LAYOUT = LuaScript.load("close-layout");
+    private static final LuaScript RECORD_LAYOUT = LuaScript.load(Script.RECORD_LAYOUT);
+    private static final LuaScript RECORD_PARTITION_LAYOUT = LuaScript.load(Script.RECORD_PARTITION_LAYOUT);
+    private static final LuaScript RECORDED_LAYOUT = LuaScript.load(Script.RECORDED_LAYOUT);
+    private static final LuaScript CLOSE_LAYOUT = LuaScript.load(Script.CLOSE_LAYOUT);
 
     private final RScript script;
     private final String prefix;
@@ -148,7 +149,8 @@ public final class QueueLayoutStore {
 
     private Long setCount(String name, int partitions) {
         QueueKeys k = new QueueKeys(prefix, name);
-        return RECORD_LAYOUT.run(script, Mode.READ_WRITE, ReturnType.LONG, k.of(k.control()), Integer.toString(partitions));
+        return RECORD_PARTITION_LAYOUT.run(script, Mode.READ_WRITE, ReturnType.LONG, k.of(k.control()),
+                Integer.toString(partitions));
     }
 
     /**
@@ -162,8 +164,7 @@ public final class QueueLayoutStore {
         partitionNames(queue, previous).stream().filter(name -> !names.contains(name)).forEach(names::add);
         for (String name : names) {
             QueueKeys k = new QueueKeys(prefix, name);
-            RedisCalls.call("record the partition layout of", queue, () -> RECORD_LAYOUT.run(script, Mode.READ_WRITE,
-                    ReturnType.LONG, k.of(k.control()), Integer.toString(partitions)));
+            RedisCalls.call("record the partition layout of", queue, () -> setCount(name, partitions));
         }
         // last: a reader who sees the new count finds every partition told already
         RedisCalls.call("record the partition layout of", queue, () -> RECORD_LAYOUT.run(script, Mode.READ_WRITE,

@@ -27,10 +27,11 @@ import dev.delayjobs.JobState;
  */
 final class QueueReads {
 
-    private static final LuaScript FIND = LuaScript.load("find");
-    private static final LuaScript QUEUE_STATS = LuaScript.load("queue-stats");
-    private static final LuaScript KNOWN_QUEUES = LuaScript.load("known-queues");
-    private static final LuaScript CONSUMER_INSTANCES = LuaScript.load("consumer-instances");
+    private static final LuaScript FIND = LuaScript.load(Script.FIND);
+    private static final LuaScript QUEUE_STATS = LuaScript.load(Script.QUEUE_STATS);
+    private static final LuaScript KNOWN_QUEUES = LuaScript.load(Script.KNOWN_QUEUES);
+    private static final LuaScript CONSUMER_INSTANCES = LuaScript.load(Script.CONSUMER_INSTANCES);
+    private static final LuaScript EXPIRED_INSTANCES = LuaScript.load(Script.EXPIRED_INSTANCES);
 
     /**
      * The most held ids whose claim entries one stats call reads (queue-stats.lua): beyond, held
@@ -77,7 +78,7 @@ final class QueueReads {
                 Instant.ofEpochMilli(job.publishedAt()), job.attempts(), error, job.payload(), successor));
     }
 
-    /** find.lua's successor: '' for none, else the replace flag ('0'/'1') and the record (see _record.lua). */
+    /** find.lua's successor: '' for none, else the replace flag ('0'/'1') and the record (see _successors.lua). */
     private static JobInfo.@Nullable Successor successor(String id, String stored) {
         StoredJob job = stored.isEmpty() ? null : StoredJob.parse(id, stored.substring(1), "0");
         if (job == null) {
@@ -120,13 +121,14 @@ final class QueueReads {
 
     /**
      * The instances in the queue's lease set, or only those whose lease ran out, read on the master:
-     * recover.lua and queue-stats.lua get their active lists as declared keys (a server or proxy that
+     * recover-expired.lua and queue-stats.lua get their active lists as declared keys (a server or proxy that
      * checks declared keys, as some managed services do, refuses a script that touches others).
      */
     List<String> consumerInstances(String queue, boolean expiredOnly) {
         QueueKeys k = keys(queue);
-        List<Object> members = call("list the consumers of", queue, () -> CONSUMER_INSTANCES.run(script, Mode.READ_WRITE,
-                ReturnType.LIST, k.of(k.instances()), expiredOnly ? "expired" : "all"));
+        LuaScript instances = expiredOnly ? EXPIRED_INSTANCES : CONSUMER_INSTANCES;
+        List<Object> members = call("list the consumers of", queue, () -> instances.run(script, Mode.READ_WRITE,
+                ReturnType.LIST, k.of(k.instances())));
         return members.stream().map(String.class::cast).toList();
     }
 

@@ -17,7 +17,7 @@ import org.redisson.client.codec.StringCodec;
  */
 public final class QueueTestOperations {
 
-    private static final LuaScript FAST_FORWARD = LuaScript.load("fast-forward");
+    private static final LuaScript FAST_FORWARD = LuaScript.load(Script.FAST_FORWARD);
     private static final int FAST_FORWARD_BATCH = 1000;
 
     private final RedissonClient redisson;

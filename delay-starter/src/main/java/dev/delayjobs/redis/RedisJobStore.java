@@ -44,18 +44,20 @@ import dev.delayjobs.RateLimit;
  */
 public final class RedisJobStore {
 
-    private static final LuaScript PUBLISH = LuaScript.load("publish");
-    private static final LuaScript TRANSFER = LuaScript.load("transfer");
-    private static final LuaScript CLAIM = LuaScript.load("claim");
-    private static final LuaScript ACK = LuaScript.load("ack");
-    private static final LuaScript START = LuaScript.load("start");
-    private static final LuaScript RETRY = LuaScript.load("retry");
-    private static final LuaScript BURY = LuaScript.load("bury");
-    private static final LuaScript HEARTBEAT = LuaScript.load("heartbeat");
-    private static final LuaScript RECOVER = LuaScript.load("recover");
-    private static final LuaScript CANCEL = LuaScript.load("cancel");
-    private static final LuaScript RESCHEDULE = LuaScript.load("reschedule");
-    private static final LuaScript REGISTER_QUEUE = LuaScript.load("register-queue");
+    private static final LuaScript PUBLISH = LuaScript.load(Script.PUBLISH);
+    private static final LuaScript TRANSFER = LuaScript.load(Script.TRANSFER);
+    private static final LuaScript CLAIM = LuaScript.load(Script.CLAIM);
+    private static final LuaScript ACK = LuaScript.load(Script.ACK);
+    private static final LuaScript START = LuaScript.load(Script.START);
+    private static final LuaScript RETRY = LuaScript.load(Script.RETRY);
+    private static final LuaScript BURY = LuaScript.load(Script.BURY);
+    private static final LuaScript HEARTBEAT = LuaScript.load(Script.HEARTBEAT);
+    private static final LuaScript RECOVER_EXPIRED = LuaScript.load(Script.RECOVER_EXPIRED);
+    private static final LuaScript RELEASE = LuaScript.load(Script.RELEASE);
+    private static final LuaScript RELEASE_ALL_BUT = LuaScript.load(Script.RELEASE_ALL_BUT);
+    private static final LuaScript CANCEL = LuaScript.load(Script.CANCEL);
+    private static final LuaScript RESCHEDULE = LuaScript.load(Script.RESCHEDULE);
+    private static final LuaScript REGISTER_QUEUE = LuaScript.load(Script.REGISTER_QUEUE);
     /**
      * How long the claim fence of a forgotten instance (stopped, or its lease ran out) is kept: far
      * longer than any claim of it can take to reach Redis, and short enough that the fences of
@@ -63,7 +65,7 @@ public final class RedisJobStore {
      */
     static final Duration FORGOTTEN_FENCE_KEPT = Duration.ofDays(1);
     /**
-     * The most held ids one recover.lua call goes through for expired instances: their claim entries
+     * The most held ids one recover-expired.lua call goes through for expired instances: their claim entries
      * are a few dozen bytes each, so a call stays in the low milliseconds.
      */
     static final int RECOVERED_PER_CALL = 5_000;
@@ -439,11 +441,17 @@ public final class RedisJobStore {
             if (expired.isEmpty()) {
                 break;
             }
-            List<Object> r = recover(queue, maxAttempts, "", false, 0, FORGOTTEN_FENCE_KEPT, List.of(), expired, heldIdsPerCall);
+            QueueKeys k = keys(queue);
+            List<Object> keys = new ArrayList<>(k.of(k.instances(), k.workers(), k.ready(), k.jobs(), k.dead(), k.errors(),
+                    k.stats(), k.claimFences(), k.forgottenFences(), k.delayed(), k.successors(), k.claims()));
+            keys.addAll(QueueReads.activeLists(k, expired));
+            List<Object> r = RedisCalls.call("recover jobs of", queue, () -> RECOVER_EXPIRED.run(script, Mode.READ_WRITE,
+                    ReturnType.LIST, keys, k.activePrefix(), Integer.toString(maxAttempts),
+                    Long.toString(FORGOTTEN_FENCE_KEPT.toMillis()), Integer.toString(heldIdsPerCall)));
             requeued += asLong(r.get(0));
             buried += asLong(r.get(1));
             instances += asLong(r.get(2));
-            more = asLong(r.get(4)) == 1;
+            more = asLong(r.get(3)) == 1;
         }
         return new Recovery(requeued, buried, instances, 0);
     }
@@ -460,7 +468,11 @@ public final class RedisJobStore {
 
     /** {@link #release(String, String, long)}, keeping the forgotten fence for {@code fenceKept}. */
     Recovery release(String queue, String instance, long fence, Duration fenceKept) {
-        return recovery(recover(queue, Integer.MAX_VALUE, instance, true, fence, fenceKept, List.of(), List.of(instance), 0));
+        QueueKeys k = keys(queue);
+        List<Object> r = RedisCalls.call("release jobs of", queue, () -> RELEASE.run(script, Mode.READ_WRITE, ReturnType.LIST,
+                k.of(k.instances(), k.workers(), k.ready(), k.claimFences(), k.forgottenFences(), k.claims(), k.active(instance)),
+                instance, Long.toString(fence), Long.toString(fenceKept.toMillis())));
+        return new Recovery(asLong(r.get(0)), 0, 1, asLong(r.get(1)));
     }
 
     /**
@@ -475,35 +487,15 @@ public final class RedisJobStore {
      * (a restart under a fixed {@code delay.instance-id}, or stop then start).
      */
     public Recovery releaseAllBut(String queue, String instance, Collection<String> inFlight, long fence) {
-        return recovery(recover(queue, Integer.MAX_VALUE, instance, false, fence, FORGOTTEN_FENCE_KEPT, inFlight,
-                List.of(instance), 0));
-    }
-
-    private static Recovery recovery(List<Object> r) {
-        return new Recovery(asLong(r.get(0)), asLong(r.get(1)), asLong(r.get(2)), asLong(r.get(3)));
-    }
-
-    /**
-     * @param instances those whose active lists the script may touch (declared keys)
-     * @param heldIdsPerCall for expired instances, the most held ids the call goes through
-     */
-    private List<Object> recover(String queue, int maxAttempts, String instance, boolean forget, long fence,
-            Duration fenceKept, Collection<String> keep, List<String> instances, int heldIdsPerCall) {
         QueueKeys k = keys(queue);
-        List<Object> args = new ArrayList<>(6 + keep.size());
-        args.add(k.activePrefix());
-        args.add(Integer.toString(maxAttempts));
+        List<Object> args = new ArrayList<>(2 + inFlight.size());
         args.add(instance);
-        args.add(forget ? "1" : "0");
         args.add(Long.toString(fence));
-        args.add(Long.toString(fenceKept.toMillis()));
-        args.add(Integer.toString(heldIdsPerCall));
-        args.addAll(keep);
-        List<Object> keys = new ArrayList<>(k.of(k.instances(), k.workers(), k.ready(), k.jobs(), k.dead(), k.errors(),
-                k.stats(), k.claimFences(), k.forgottenFences(), k.delayed(), k.successors(), k.claims()));
-        keys.addAll(QueueReads.activeLists(k, instances));
-        return RedisCalls.call("recover jobs of", queue, () -> RECOVER.run(script, Mode.READ_WRITE, ReturnType.LIST, keys,
+        args.addAll(inFlight);
+        List<Object> r = RedisCalls.call("release jobs of", queue, () -> RELEASE_ALL_BUT.run(script, Mode.READ_WRITE,
+                ReturnType.LIST, k.of(k.ready(), k.claimFences(), k.forgottenFences(), k.claims(), k.active(instance)),
                 args.toArray()));
+        return new Recovery(asLong(r.get(0)), 0, 0, asLong(r.get(1)));
     }
 
     /** Deletes a waiting job and its successor, or only the successor of a held job. */

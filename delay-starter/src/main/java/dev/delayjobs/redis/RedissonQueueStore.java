@@ -28,9 +28,9 @@ import org.redisson.client.codec.Codec;
  */
 public final class RedissonQueueStore {
 
-    private static final LuaScript ADOPT = LuaScript.load("bridge-adopt");
-    private static final LuaScript PEEK = LuaScript.load("bridge-peek");
-    private static final LuaScript STATS = LuaScript.load("bridge-stats");
+    private static final LuaScript ADOPT = LuaScript.load(Script.BRIDGE_ADOPT);
+    private static final LuaScript PEEK = LuaScript.load(Script.BRIDGE_PEEK);
+    private static final LuaScript STATS = LuaScript.load(Script.BRIDGE_STATS);
 
     private final RedissonClient redisson;
     private final String prefix;

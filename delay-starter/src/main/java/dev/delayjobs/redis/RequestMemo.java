@@ -17,7 +17,7 @@ import org.redisson.config.FullJitterDelay;
 
 /**
  * How long the memo of a publish, claim or cancel request lives ({@code MEMO_MS} in
- * {@code _record.lua}): long enough that every copy Redisson may resend of the request finds the
+ * {@code _memo.lua}): long enough that every copy Redisson may resend of the request finds the
  * memo of the copy that ran first, instead of running again.
  *
  * <p>Redisson (4.x) resends a command whose reply did not come within {@code timeout} (for a batch

@@ -24,7 +24,7 @@ public record StoredJob(String id, String gen, int attempts, long dueAt, long pu
     private static final Pattern COMPACT = Pattern.compile("^([0-9a-z]{1,12}),(-?[0-9a-z]{1,12}),(-?[0-9a-z]{1,12})\\|(.*)$",
             Pattern.DOTALL);
 
-    /** Whether {@code ar} (of a claim entry, base 36, see _record.lua) says the job is suspect; false if not a number. */
+    /** Whether {@code ar} (of a claim entry, base 36, see _claims.lua) says the job is suspect; false if not a number. */
     static boolean isSuspect(String ar) {
         try {
             return (Long.parseLong(ar, 36) & 4) != 0;
@@ -44,7 +44,7 @@ public record StoredJob(String id, String gen, int attempts, long dueAt, long pu
             try {
                 long flags = Long.parseLong(ar, 36);
                 long due = Long.parseLong(m.group(2), 36);
-                // flags: attempts * 8 + suspect * 4 + hold, as in _record.lua
+                // flags: attempts * 8 + suspect * 4 + hold, as in _claims.lua
                 return new StoredJob(id, m.group(1), (int) (flags / 8), due, due - Long.parseLong(m.group(3), 36),
                         JobEnvelope.payload(m.group(4)), JobEnvelope.headers(m.group(4)));
             }

@@ -1,15 +1,22 @@
+--! include: _chunks, _claims, _ownership, _successors
 -- ack: jobs whose handler succeeded are done and deleted.
--- KEYS[1] active:<instance> (list)   KEYS[2] jobs (hash)   KEYS[3] errors (hash)   KEYS[4] stats (hash)
--- KEYS[5] delayed (zset)   KEYS[6] ready (list)   KEYS[7] successors (hash)
--- KEYS[8] claims (hash: id -> claim entry, see _record.lua): the claim is read from it, never from
--- the record, so an ack never copies a payload
--- ARGV[1] wake channel, then triplets: id, gen, attempt: the claim being finished. The gen tells a replacement (left
--- alone); the attempt tells a later claim of the same job, after a recovery.
--- Only the caller that still holds the claim may finish it (let_go_of_claim in _record.lua): a
+-- KEYS[1] active: the caller's active list (active:<instance>)
+-- KEYS[2] jobs: hash
+-- KEYS[3] errors: hash
+-- KEYS[4] stats: hash
+-- KEYS[5] delayed: zset
+-- KEYS[6] ready: list
+-- KEYS[7] successors: hash
+-- KEYS[8] claims: hash, id -> claim entry (see _claims.lua): the claim is read from it, never from
+--   the record, so an ack never copies a payload
+-- ARGV[1] wake: the wake channel
+-- ARGV[2..] id, gen, attempt: the claims being finished. The gen tells a replacement (left alone);
+--   the attempt tells a later claim of the same job, after a recovery.
+-- Only the caller that still holds the claim may finish it (let_go_of_claim in _ownership.lua): a
 -- consumer presumed dead whose jobs were recovered and claimed elsewhere must not delete them.
 -- The claim entries are read with one HMGET and deleted with the records with one HDEL per hash:
 -- per job, only the LREM.
--- A deleted job's successor (a keyed publish that met it held, see _record.lua) then takes its key.
+-- A deleted job's successor (a keyed publish that met it held, see _successors.lua) then takes its key.
 -- Returns how many jobs were deleted. Cost: O(1) per job plus O(active) for LREM, O(log N) per successor.
 local ids = {}
 for i = 2, #ARGV, 3 do ids[#ids + 1] = ARGV[i] end

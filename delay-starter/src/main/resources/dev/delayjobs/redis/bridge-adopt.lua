@@ -1,16 +1,23 @@
+--! include: _clock, _base36, _record, _wake
 -- bridge-adopt: turns elements of a Redisson RDelayedQueue into jobs of the queue that bridges it.
 -- Each element leaves Redisson's keys in the same call that stores it as a job (or, when Java could
 -- not read it, as a dead job with the reason), so it is always in exactly one place: still
 -- Redisson's, or ours. An element another consumer took meanwhile is skipped.
--- KEYS[1] target list (Redisson's destination list: due elements, as encoded by the codec)
--- KEYS[2] timeout set (zset of packed elements, score = due time in epoch ms, publisher's clock)
--- KEYS[3] pending list (Redisson's list of the same packed elements, in offer order)
--- KEYS[4] jobs (hash)   KEYS[5] delayed (zset)   KEYS[6] ready (list)
--- KEYS[7] stats (hash)  KEYS[8] dead (zset)      KEYS[9] errors (hash)
--- ARGV[1] wake channel  ARGV[2] element count n
--- then per element 4 values: source ('t' an element of the target list, 'p' a packed element read
--- from the head of the pending list, 'z' one read from the timeout set), the element as stored, the
--- new job's id, and 'j' .. payload JSON or 'x' .. reason
+-- KEYS[1] target: Redisson's destination list (due elements, as encoded by the codec)
+-- KEYS[2] timeouts: Redisson's timeout set (zset of packed elements, score = due time in epoch ms,
+--   publisher's clock)
+-- KEYS[3] pending: Redisson's list of the same packed elements, in offer order
+-- KEYS[4] jobs: hash
+-- KEYS[5] delayed: zset
+-- KEYS[6] ready: list
+-- KEYS[7] stats: hash
+-- KEYS[8] dead: zset
+-- KEYS[9] errors: hash
+-- ARGV[1] wake: the wake channel
+-- ARGV[2] count: the element count n
+-- ARGV[3..] source, element, id, body: per element: source ('t' an element of the target list, 'p'
+--   a packed element read from the head of the pending list, 'z' one read from the timeout set),
+--   the element as stored, the new job's id, and 'j' .. payload JSON or 'x' .. reason
 -- Returns {jobs created, jobs created dead, elements not found, elements deferred}.
 -- An element is looked for only within WINDOW entries of either end of its list (LPOS ... MAXLEN),
 -- and a call compares at most SEARCH list entries in all: one of the timeout set can lie anywhere in

@@ -1,10 +1,14 @@
+--! include: _clock
 -- bridge-peek: reads elements of a Redisson RDelayedQueue without taking them (read-only); the
 -- caller decodes them and hands them to bridge-adopt.lua, which takes only those still there.
--- KEYS[1] target list   KEYS[2] timeout set (zset)   KEYS[3] pending list (see bridge-adopt.lua)
+-- KEYS[1] target: Redisson's destination list (see bridge-adopt.lua)
+-- KEYS[2] timeouts: Redisson's timeout set (zset)
+-- KEYS[3] pending: Redisson's pending list
 -- ARGV[1] what: 'target' (the head of the target list), 'pending' (the head of the pending list,
---         with each element's due time: every element not yet due, in offer order), or 'due'
---         (elements of the timeout set due for ARGV[3] ms or more: what Redisson's transfer left)
--- ARGV[2] at most this many elements   ARGV[3] for 'due', how long overdue
+--   with each element's due time: every element not yet due, in offer order), or 'due' (elements
+--   of the timeout set due for ARGV[3] ms or more: what Redisson's transfer left)
+-- ARGV[2] max: at most this many elements
+-- ARGV[3] overdue-ms: for 'due', how long overdue
 -- Returns a flat list of triples: element as stored, its value (the codec's bytes), due time in
 -- epoch ms ('' for the target list, whose elements carry none; false when gone from the timeout set).
 -- Cost: O(M) for 'target'; O(M log N) for the others.

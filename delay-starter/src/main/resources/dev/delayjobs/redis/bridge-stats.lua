@@ -1,5 +1,7 @@
+--! include: _clock, _wake
 -- bridge-stats: the depth of a Redisson RDelayedQueue, for the endpoint, health and gauges (read-only).
--- KEYS[1] target list   KEYS[2] timeout set (zset)   (see bridge-adopt.lua)
+-- KEYS[1] target: Redisson's destination list (see bridge-adopt.lua)
+-- KEYS[2] timeouts: Redisson's timeout set (zset)
 -- Returns {server now in epoch ms, elements waiting for their due time, due elements in the target
 -- list, earliest due time in epoch ms or -1}.
 -- Cost: O(1).

@@ -1,15 +1,24 @@
+--! include: _clock, _claims, _ownership, _successors
 -- bury: a job that exhausted its attempts, or cannot be read, goes to the dead set with its error.
--- KEYS[1] active:<instance> (list)   KEYS[2] jobs (hash)   KEYS[3] dead (zset)
--- KEYS[4] errors (hash)              KEYS[5] stats (hash)
--- KEYS[6] delayed (zset)             KEYS[7] ready (list)              KEYS[8] successors (hash)
--- KEYS[9] claims (hash: id -> claim entry, see _record.lua)
--- ARGV[1] id  ARGV[2] gen claimed  ARGV[3] error text  ARGV[4] attempt claimed (see ack.lua)
--- ARGV[5] wake channel
+-- KEYS[1] active: the caller's active list (active:<instance>)
+-- KEYS[2] jobs: hash
+-- KEYS[3] dead: zset
+-- KEYS[4] errors: hash
+-- KEYS[5] stats: hash
+-- KEYS[6] delayed: zset
+-- KEYS[7] ready: list
+-- KEYS[8] successors: hash
+-- KEYS[9] claims: hash, id -> claim entry (see _claims.lua)
+-- ARGV[1] id
+-- ARGV[2] gen: the gen claimed
+-- ARGV[3] error: the error text
+-- ARGV[4] attempt: the attempt claimed (see ack.lua)
+-- ARGV[5] wake: the wake channel
 -- The claim is read from and released in its claim entry; the record is not read.
--- A job with a successor (a keyed publish that met it held, see _record.lua) is counted dead but
+-- A job with a successor (a keyed publish that met it held, see _successors.lua) is counted dead but
 -- does not stay in the dead set: the job ended, and its successor takes the key.
 -- Returns 1 if buried, 0 if the caller no longer held the job, or it was gone or replaced. Cost: O(log N).
--- only the caller that still holds this claim may move the job (let_go_of_claim in _record.lua)
+-- only the caller that still holds this claim may move the job (let_go_of_claim in _ownership.lua)
 local held, c = let_go_of_claim(KEYS[1], ARGV[1], redis.call('HGET', KEYS[9], ARGV[1]), ARGV[2], ARGV[4])
 if not held or not c or c.hold ~= RUNNING then return 0 end
 c.hold = FREE

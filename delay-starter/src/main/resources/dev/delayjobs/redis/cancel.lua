@@ -1,10 +1,15 @@
+--! include: _memo, _claims
 -- cancel: deletes a job that is still waiting (DELAYED or READY). A READY job's id may stay in
 -- the ready list; claim drops it since its record is gone.
--- KEYS[1] jobs (hash)   KEYS[2] delayed (zset)   KEYS[3] dead (zset)   KEYS[4] errors (hash)
--- KEYS[5] memo of this request (string; see replayed() in _record.lua)   KEYS[6] successors (hash)
--- KEYS[7] claims (hash: id -> claim entry, see _record.lua): deleted with the job
+-- KEYS[1] jobs: hash
+-- KEYS[2] delayed: zset
+-- KEYS[3] dead: zset
+-- KEYS[4] errors: hash
+-- KEYS[5] memo: the memo of this request (string; see replayed() in _memo.lua)
+-- KEYS[6] successors: hash
+-- KEYS[7] claims: hash, id -> claim entry (see _claims.lua): deleted with the job
 -- ARGV[1] id
--- A job's successor (a keyed publish that met it held, see _record.lua) is cancelled with it, and
+-- A job's successor (a keyed publish that met it held, see _successors.lua) is cancelled with it, and
 -- alone when the job is held: the held job runs on and is not followed.
 -- Returns 1 if cancelled (the job, or the successor of a held one), 0 if absent, held by a consumer
 -- (RUNNING or PREFETCHED) with no successor, or dead; a resent copy returns the first run's answer

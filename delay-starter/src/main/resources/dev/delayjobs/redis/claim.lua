@@ -1,22 +1,35 @@
+--! include: _chunks, _memo, _clock, _base36, _record, _claims, _full
 -- claim: a consumer takes up to n ready jobs; the first `start` of them become RUNNING and count an
 -- attempt (workers wait for them), the others become PREFETCHED: they wait in the consumer's buffer
 -- and count no attempt until their start mark (start.lua). All are remembered in the consumer
 -- instance's active list until acked, retried or recovered. A claim writes only claim entries (see
--- _record.lua); records are read, to be returned, never rewritten.
--- KEYS[1] ready (list)   KEYS[2] active:<instance> (list)   KEYS[3] jobs (hash)
--- KEYS[4] delayed (zset) KEYS[5] dead (zset)      KEYS[6] errors (hash)   KEYS[7] stats (hash)
--- KEYS[8] instances (zset)   KEYS[9] fences (hash: instance -> oldest claim epoch accepted)
--- KEYS[10] memo of this request (string; see replayed() in _record.lua): a resent copy takes no
--- more jobs; it returns the jobs the first run took (their ids are kept, the records read again)
--- ARGV[1] n   ARGV[2] instance id   ARGV[3] lease ms   ARGV[4] claim epoch
--- KEYS[11] control (hash, see pause.lua)   KEYS[12] rate log (zset: one member per job started, score = when)
--- ARGV[5] longest record this consumer accepts (bytes): a longer one, from a publisher with a larger
--- delay.max-payload-size or written by hand, goes to the dead set unread
--- ARGV[6] configured rate limit: permits per window ('0': none)   ARGV[7] its window ms
--- ARGV[8] index of this partition   ARGV[9] partition count of the queue: each partition lets its share
--- of the queue's permits start (permits / count, the first permits % count partitions one more)
--- ARGV[10] start: how many of the jobs taken start now (all n when absent)
--- KEYS[13] claims (hash: id -> claim entry, see _record.lua)
+-- _claims.lua); records are read, to be returned, never rewritten.
+-- KEYS[1] ready: list
+-- KEYS[2] active: the instance's active list (active:<instance>)
+-- KEYS[3] jobs: hash
+-- KEYS[4] delayed: zset
+-- KEYS[5] dead: zset
+-- KEYS[6] errors: hash
+-- KEYS[7] stats: hash
+-- KEYS[8] instances: zset, instance -> lease deadline
+-- KEYS[9] fences: hash, instance -> oldest claim epoch accepted
+-- KEYS[10] memo: the memo of this request (string; see replayed() in _memo.lua): a resent copy takes
+--   no more jobs; it returns the jobs the first run took (their ids are kept, the records read again)
+-- KEYS[11] control: hash (see pause.lua)
+-- KEYS[12] rate-log: zset, one member per job started, score = when
+-- KEYS[13] claims: hash, id -> claim entry (see _claims.lua)
+-- ARGV[1] n: most jobs to take
+-- ARGV[2] instance: the instance id
+-- ARGV[3] lease-ms
+-- ARGV[4] epoch: the claim epoch
+-- ARGV[5] longest: longest record this consumer accepts (bytes): a longer one, from a publisher
+--   with a larger delay.max-payload-size or written by hand, goes to the dead set unread
+-- ARGV[6] permits: configured rate limit, permits per window ('0': none)
+-- ARGV[7] window-ms: its window
+-- ARGV[8] partition: index of this partition
+-- ARGV[9] partitions: partition count of the queue: each partition lets its share of the queue's
+--   permits start (permits / count, the first permits % count partitions one more)
+-- ARGV[10] start: how many of the jobs taken start now (n: all of them)
 -- A paused queue (control has 'paused') gives nothing. A rate limit (the runtime one in control, else the
 -- configured one) lets at most `permits` jobs start in any window, all instances together: the rate log
 -- keeps when each of the last window's jobs was claimed.
@@ -36,17 +49,17 @@
 -- call is taken once.
 -- Under a rate limit a claim takes only the jobs that start now, none for the buffer: the rate log
 -- counts a job when it is claimed, and a prefetched job would start later than counted.
--- Runs when Redis is full (run_even_when_full in _record.lua): it drains the queue, so its writes
+-- Runs when Redis is full (run_even_when_full in _full.lua): it drains the queue, so its writes
 -- (the claim entries, the active list, the memo) must not be refused.
 -- Returns {server now, wait, starts only, id1, record1, ar1, id2, record2, ar2, ...}, the started jobs
 -- first, each record as stored and its ar (base 36) as it reads once the job started (attempts + 1,
--- RUNNING; see _record.lua); wait is 0, -1 when the queue
+-- RUNNING; see _claims.lua); wait is 0, -1 when the queue
 -- is paused, -2 when the fence refused the claim (see above), or the ms until the rate limit lets the
 -- next job start when it let no more start now;
 -- starts only is 1 when a rate limit applies (this claim prefetched nothing), else 0.
 -- Cost: O(n + stale + expired rate log entries), independent of the backlog.
 local wanted = tonumber(ARGV[1])
-local start_now = tonumber(ARGV[10] or ARGV[1])
+local start_now = tonumber(ARGV[10])
 local longest = tonumber(ARGV[5])
 local out = { now_ms(), 0, 0 }
 local fence = redis.call('HGET', KEYS[9], ARGV[2])
@@ -105,7 +118,7 @@ local function next_permit()
   return math.max(1, tonumber(oldest[2]) + window - out[1])
 end
 if permits > 0 then out[3] = 1 end
-local partitions = tonumber(ARGV[9] or '1')
+local partitions = tonumber(ARGV[9])
 if permits > 0 and partitions > 1 then
   local index = tonumber(ARGV[8])
   local share = math.floor(permits / partitions)
@@ -143,7 +156,7 @@ while taken < wanted and popped < wanted + 1000 do
     if rec then
       gen, due = record_header(rec)
       c = entries[i] and claim_of(entries[i])
-      -- an entry of another gen cannot outlive its record (see _record.lua); read as none if it did
+      -- an entry of another gen cannot outlive its record (see _claims.lua); read as none if it did
       if c and c.gen ~= gen then c = nil end
     end
     if seen[id] then

@@ -1,5 +1,6 @@
+--! include: _clock
 -- close-layout: the first step of laying a queue out in another number of partitions (then
--- record-layout.lua records the change, or the caller opens what it closed again).
+-- record-partition-layout.lua and record-layout.lua record the change, or the caller opens what it closed again).
 -- On a partition of the old layout ('old'): closes it to publishes routed by the old count (its
 -- 'partitions' field becomes the new count, so publish.lua refuses them with 'LAYOUT <new count>')
 -- and, in the same call, counts what is left in it; when anything is, it sets the old count back.
@@ -8,10 +9,17 @@
 -- (they are refused with 'LAYOUT <old count>') until the change is recorded, so that nothing lands
 -- there should the change be refused.
 -- A partition whose field holds a third count belongs to another change under way: left as it is.
--- KEYS[1] control (hash, see pause.lua)   KEYS[2] jobs (hash)   KEYS[3] delayed (zset)   KEYS[4] ready (list)
--- KEYS[5] dead (zset)   KEYS[6] instances (zset: instance -> lease deadline)
--- ARGV[1] old count   ARGV[2] new count   ARGV[3] 'old' or 'new'
--- ARGV[4] the changing instance's id: its own lease (left from an earlier run) is no live consumer
+-- KEYS[1] control: hash (see pause.lua)
+-- KEYS[2] jobs: hash
+-- KEYS[3] delayed: zset
+-- KEYS[4] ready: list
+-- KEYS[5] dead: zset
+-- KEYS[6] instances: zset, instance -> lease deadline
+-- ARGV[1] old: the old count
+-- ARGV[2] new: the new count
+-- ARGV[3] side: 'old' or 'new'
+-- ARGV[4] instance: the changing instance's id: its own lease (left from an earlier run) is no live
+--   consumer
 -- Returns {status, waiting jobs (delayed, ready or held by a consumer), dead jobs, live consumers of
 -- other instances, the field found}; status 1 closed, 0 left open (something was found), -1 another
 -- change under way. Cost: O(log I) for I consumer instances.

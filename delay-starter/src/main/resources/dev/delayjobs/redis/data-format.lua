@@ -1,7 +1,7 @@
 -- data-format: the version of the data format this prefix's keys are written in, checked by every
 -- application at startup. The first application to start under a prefix records its version.
--- KEYS[1] the prefix's data format (string)
--- ARGV[1] the version of the caller
+-- KEYS[1] data-format: the prefix's data format (string)
+-- ARGV[1] version: the version of the caller
 -- Returns the version recorded (the caller's when none was). Cost: O(1).
 local recorded = redis.call('GET', KEYS[1])
 if recorded then return tonumber(recorded) end

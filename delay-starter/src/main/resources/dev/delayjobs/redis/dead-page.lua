@@ -1,12 +1,15 @@
+--! include: _claims
 -- dead-page: dead jobs, newest first (read-only). Order: died-at time descending, then id descending
 -- byte by byte (the dead set's own reverse order), so pages of several partitions merge alike.
--- KEYS[1] dead (zset: id -> died at)   KEYS[2] jobs (hash)   KEYS[3] errors (hash)
--- KEYS[4] claims (hash: id -> claim entry, see _record.lua): where the attempts are read, so a page
--- reads no record
--- ARGV[1] count, 1 to 1000 (more is refused with 'PAGE ...', reading nothing)
+-- KEYS[1] dead: zset, id -> died at
+-- KEYS[2] jobs: hash
+-- KEYS[3] errors: hash
+-- KEYS[4] claims: hash, id -> claim entry (see _claims.lua): where the attempts are read, so a page
+--   reads no record
+-- ARGV[1] count: 1 to 1000 (more is refused with 'PAGE ...', reading nothing)
 -- ARGV[2] offset: how many to skip from the newest; used when no cursor is given
--- ARGV[3] cursor: died-at time of the last job of the previous page, or '' for none
--- ARGV[4] cursor: id of that job; the page starts right after it, whether it is still dead or not
+-- ARGV[3] cursor-time: died-at time of the last job of the previous page, or '' for none
+-- ARGV[4] cursor-id: id of that job; the page starts right after it, whether it is still dead or not
 -- Returns {total, id, died at, attempts, last error, ...}.
 -- Cost: O(log N + count) by offset (rank access); O(log N * log T + count) by cursor, T the jobs
 -- that died in the same millisecond as the cursor's job; never more than count claim entries read.

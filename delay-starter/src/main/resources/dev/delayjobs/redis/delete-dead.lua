@@ -1,7 +1,10 @@
 -- delete-dead: deletes dead jobs for good.
--- KEYS[1] dead (zset)   KEYS[2] jobs (hash)   KEYS[3] errors (hash)
--- KEYS[4] claims (hash: id -> claim entry, see _record.lua): deleted with the jobs
--- ARGV[1] at most this many   ARGV[2..] ids; with no id, the oldest dead jobs
+-- KEYS[1] dead: zset
+-- KEYS[2] jobs: hash
+-- KEYS[3] errors: hash
+-- KEYS[4] claims: hash, id -> claim entry (see _claims.lua): deleted with the jobs
+-- ARGV[1] max: at most this many
+-- ARGV[2..] id: the ids; with no id, the oldest dead jobs
 -- Returns how many were deleted. Cost: O(M log N) for M jobs.
 local ids = {}
 for i = 2, #ARGV do ids[#ids + 1] = ARGV[i] end

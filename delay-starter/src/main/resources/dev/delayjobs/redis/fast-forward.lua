@@ -1,6 +1,10 @@
+--! include: _clock, _record
 -- fast-forward: for tests, makes the delayed jobs due within a window due now, oldest first.
--- KEYS[1] jobs (hash)   KEYS[2] delayed (zset)   KEYS[3] ready (list)
--- ARGV[1] window ms (jobs due before now + window)   ARGV[2] most jobs to move in this call
+-- KEYS[1] jobs: hash
+-- KEYS[2] delayed: zset
+-- KEYS[3] ready: list
+-- ARGV[1] window-ms: jobs due before now + window
+-- ARGV[2] max: most jobs to move in this call
 -- Each job's due time becomes the server's now (so lateness and DelayedJob.dueAt read as if it
 -- had been published for now); its publish time is kept. The jobs go to ready, which wakes the
 -- waiting consumers. Returns the number moved; call again while it equals ARGV[2].

@@ -1,9 +1,14 @@
+--! include: _base36, _claims
 -- find: reads one job and where it is (read-only).
--- KEYS[1] jobs (hash)   KEYS[2] delayed (zset)   KEYS[3] dead (zset)   KEYS[4] errors (hash)
--- KEYS[5] successors (hash)   KEYS[6] claims (hash: id -> claim entry, see _record.lua)
+-- KEYS[1] jobs: hash
+-- KEYS[2] delayed: zset
+-- KEYS[3] dead: zset
+-- KEYS[4] errors: hash
+-- KEYS[5] successors: hash
+-- KEYS[6] claims: hash, id -> claim entry (see _claims.lua)
 -- ARGV[1] id
 -- Returns {} if absent, else {record, 'DELAYED'|'READY'|'PREFETCHED'|'RUNNING'|'DEAD', last error or '',
--- successor (replace flag and record, see queue_successor in _record.lua) or '', ar of its claim
+-- successor (replace flag and record, see queue_successor in _successors.lua) or '', ar of its claim
 -- entry in base 36 ('0' when it has none)}. Cost: O(1).
 local rec = redis.call('HGET', KEYS[1], ARGV[1])
 if not rec then return {} end

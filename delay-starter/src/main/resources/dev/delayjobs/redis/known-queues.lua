@@ -1,5 +1,5 @@
 -- known-queues: the names of the queues published to or consumed under a prefix.
--- KEYS[1] the prefix's queue registry (set)
+-- KEYS[1] registry: the prefix's queue registry (set)
 -- A script, not a plain SMEMBERS, so that it runs on the master like every other call of the
 -- starter: with Redisson reading from replicas (readMode SLAVE, its cluster and sentinel
 -- default), a queue registered a moment ago could be missing from a replica.

@@ -1,18 +1,26 @@
+--! include: _chunks, _memo, _clock, _record, _claims, _wake, _successors
 -- publish: stores new jobs; each is DELAYED, or READY when already due.
--- KEYS[1] jobs (hash)   KEYS[2] delayed (zset)   KEYS[3] ready (list)
--- KEYS[4] stats (hash)  KEYS[5] dead (zset)      KEYS[6] errors (hash)
--- KEYS[7] memo of this request (string; see replayed() in _record.lua): a resent copy returns the
--- first run's statuses, so a publish is never read as meeting its own job (a generated id drawn
--- again would make a duplicate)
--- KEYS[8] control (hash, see pause.lua): its 'partitions' field, when set, is how many partitions the
--- queue is laid out in (see record-layout.lua); jobs routed by another count are refused
--- KEYS[9] successors (hash, see queue_successor in _record.lua)
--- KEYS[10] claims (hash: id -> claim entry, see _record.lua): a job held by a consumer is read from
--- it (the old record is not read); a replaced job's entry is deleted (the new record has no attempt)
--- ARGV[1] wake channel  ARGV[2] job count n  ARGV[3] partition count the publisher routed by
--- then per job 5 values: id, 'd' (delay ms from now) or 'a' (absolute epoch ms), time, replace, payload
--- replace: '1' replace an existing job, '0' keep it, 'n' a generated id (kept too when it meets any
--- job, held or not, so the publisher draws another id)
+-- KEYS[1] jobs: hash
+-- KEYS[2] delayed: zset
+-- KEYS[3] ready: list
+-- KEYS[4] stats: hash
+-- KEYS[5] dead: zset
+-- KEYS[6] errors: hash
+-- KEYS[7] memo: the memo of this request (string; see replayed() in _memo.lua): a resent copy
+--   returns the first run's statuses, so a publish is never read as meeting its own job (a
+--   generated id drawn again would make a duplicate)
+-- KEYS[8] control: hash (see pause.lua): its 'partitions' field, when set, is how many partitions
+--   the queue is laid out in (see record-partition-layout.lua); jobs routed by another count are refused
+-- KEYS[9] successors: hash (see queue_successor in _successors.lua)
+-- KEYS[10] claims: hash, id -> claim entry (see _claims.lua): a job held by a consumer is read from
+--   it (the old record is not read); a replaced job's entry is deleted (the new record has no attempt)
+-- ARGV[1] wake: the wake channel
+-- ARGV[2] count: the job count n
+-- ARGV[3] partitions: the partition count the publisher routed by
+-- ARGV[4..] id, mode, time, replace, payload: per job: its id, 'd' (delay ms from now) or 'a'
+--   (absolute epoch ms), the time, replace ('1' replace an existing job, '0' keep it, 'n' a
+--   generated id, kept too when it meets any job, held or not, so the publisher draws another id)
+--   and the payload
 -- A keyed publish ('0' or '1') that meets its job held by a consumer (RUNNING or PREFETCHED) is
 -- stored as the key's successor (queue_successor), or applied to the successor waiting already.
 -- Returns per job: 1 created, 2 replaced an existing job, 0 kept the existing job (or successor),

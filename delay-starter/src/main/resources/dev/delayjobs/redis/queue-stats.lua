@@ -1,12 +1,20 @@
+--! include: _clock, _base36, _record, _claims, _wake
 -- queue-stats: every count of one queue in one call, for the endpoint, health and gauges (read-only).
--- KEYS[1] delayed (zset)   KEYS[2] ready (list)   KEYS[3] dead (zset)   KEYS[4] stats (hash)
--- KEYS[5] instances (zset) KEYS[6] workers (hash) KEYS[7] jobs (hash)   KEYS[8] control (hash, see pause.lua)
--- KEYS[9] claims (hash: id -> claim entry, see _record.lua)
--- KEYS[10..] the active:<instance> lists of the instances the caller read from KEYS[5] just before;
--- an instance that entered after that read is shown holding 0 jobs
--- ARGV[1] prefix of the active lists
--- ARGV[2] most held ids whose claim entries are read in this call: the held ids beyond it (all
--- instances together, in lease order) count as running, not told apart from prefetched ones
+-- KEYS[1] delayed: zset
+-- KEYS[2] ready: list
+-- KEYS[3] dead: zset
+-- KEYS[4] stats: hash
+-- KEYS[5] instances: zset, instance -> lease deadline
+-- KEYS[6] workers: hash
+-- KEYS[7] jobs: hash
+-- KEYS[8] control: hash (see pause.lua)
+-- KEYS[9] claims: hash, id -> claim entry (see _claims.lua)
+-- KEYS[10..] active: the active:<instance> lists of the instances the caller read from KEYS[5] just
+--   before; an instance that entered after that read is shown holding 0 jobs
+-- ARGV[1] active-prefix: prefix of the active lists
+-- ARGV[2] most-held-ids: most held ids whose claim entries are read in this call: the held ids
+--   beyond it (all instances together, in lease order) count as running, not told apart from
+--   prefetched ones
 -- Held jobs are counted from their claim entries, never their records: the one record read is the
 -- head of ready's (for its due time).
 -- Returns { {now, delayed, ready (PREFETCHED jobs included), running, dead, next due or -1, due time

@@ -1,11 +1,17 @@
+--! include: _clock, _record
 -- requeue-dead: dead jobs get a fresh start: attempts reset, error cleared, READY at once, and a
 -- new gen, so that (gen, attempt) still names one claim: an outcome of a claim from before the
 -- death cannot finish the claims after the requeue. Requeue gens count from 36^10 (stats field
 -- 'requeued'), apart from publish gens, which would need 3.6e15 publishes to get there.
--- KEYS[1] dead (zset)   KEYS[2] jobs (hash)   KEYS[3] errors (hash)   KEYS[4] ready (list)   KEYS[5] stats (hash)
--- KEYS[6] claims (hash: id -> claim entry, see _record.lua): the entry is deleted (no attempt, not
--- suspect, not held)
--- ARGV[1] at most this many   ARGV[2..] ids; with no id, the oldest dead jobs
+-- KEYS[1] dead: zset
+-- KEYS[2] jobs: hash
+-- KEYS[3] errors: hash
+-- KEYS[4] ready: list
+-- KEYS[5] stats: hash
+-- KEYS[6] claims: hash, id -> claim entry (see _claims.lua): the entry is deleted (no attempt, not
+--   suspect, not held)
+-- ARGV[1] max: at most this many
+-- ARGV[2..] id: the ids; with no id, the oldest dead jobs
 -- Returns how many were requeued. Cost: O(M log N) for M jobs.
 local ids = {}
 for i = 2, #ARGV do ids[#ids + 1] = ARGV[i] end

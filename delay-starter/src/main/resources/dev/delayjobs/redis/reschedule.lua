@@ -1,7 +1,14 @@
+--! include: _clock, _record, _claims, _wake
 -- reschedule: gives a waiting job (DELAYED or READY) a new due time.
--- KEYS[1] jobs (hash)   KEYS[2] delayed (zset)   KEYS[3] ready (list)   KEYS[4] dead (zset)
--- KEYS[5] claims (hash: id -> claim entry, see _record.lua)
--- ARGV[1] id   ARGV[2] 'd' (delay ms from now) or 'a' (absolute epoch ms)   ARGV[3] time   ARGV[4] wake channel
+-- KEYS[1] jobs: hash
+-- KEYS[2] delayed: zset
+-- KEYS[3] ready: list
+-- KEYS[4] dead: zset
+-- KEYS[5] claims: hash, id -> claim entry (see _claims.lua)
+-- ARGV[1] id
+-- ARGV[2] mode: 'd' (delay ms from now) or 'a' (absolute epoch ms)
+-- ARGV[3] time
+-- ARGV[4] wake: the wake channel
 -- Returns 1 if rescheduled, 0 if absent, held by a consumer (RUNNING or PREFETCHED) or dead. Cost: O(log N).
 local c = claim_of(redis.call('HGET', KEYS[5], ARGV[1]))
 if (c and c.hold ~= FREE) or redis.call('ZSCORE', KEYS[4], ARGV[1]) then return 0 end

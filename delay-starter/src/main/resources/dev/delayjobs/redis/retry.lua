@@ -1,14 +1,24 @@
+--! include: _clock, _record, _claims, _ownership, _wake, _successors
 -- retry: a failed job goes back to DELAYED, due after its backoff.
--- KEYS[1] active:<instance> (list)   KEYS[2] jobs (hash)   KEYS[3] delayed (zset)
--- KEYS[4] errors (hash)              KEYS[5] stats (hash)
--- KEYS[6] ready (list)               KEYS[7] successors (hash)   KEYS[8] claims (hash, see _record.lua)
--- ARGV[1] id  ARGV[2] gen claimed  ARGV[3] error text  ARGV[4] backoff ms  ARGV[5] wake channel
--- ARGV[6] attempt claimed (with the gen, names the claim: see ack.lua)
--- A replacing successor (a publish with replace that met the job held, see _record.lua) takes the
+-- KEYS[1] active: the caller's active list (active:<instance>)
+-- KEYS[2] jobs: hash
+-- KEYS[3] delayed: zset
+-- KEYS[4] errors: hash
+-- KEYS[5] stats: hash
+-- KEYS[6] ready: list
+-- KEYS[7] successors: hash
+-- KEYS[8] claims: hash, id -> claim entry (see _claims.lua)
+-- ARGV[1] id
+-- ARGV[2] gen: the gen claimed
+-- ARGV[3] error: the error text
+-- ARGV[4] backoff-ms
+-- ARGV[5] wake: the wake channel
+-- ARGV[6] attempt: the attempt claimed (with the gen, names the claim: see ack.lua)
+-- A replacing successor (a publish with replace that met the job held, see _successors.lua) takes the
 -- key instead: the job is replaced, not retried; a non-replacing one waits for the job's end.
 -- Returns 1 if scheduled again or replaced, 0 if the caller no longer held the job, or it was gone or replaced.
 -- Cost: O(log N), and a copy of the record (its due time changes).
--- only the caller that still holds this claim may move the job (let_go_of_claim in _record.lua)
+-- only the caller that still holds this claim may move the job (let_go_of_claim in _ownership.lua)
 local held, c = let_go_of_claim(KEYS[1], ARGV[1], redis.call('HGET', KEYS[8], ARGV[1]), ARGV[2], ARGV[6])
 if not held or not c or c.hold ~= RUNNING then return 0 end
 if successor_takes_over({ jobs = KEYS[2], delayed = KEYS[3], ready = KEYS[6], errors = KEYS[4], successors = KEYS[7],

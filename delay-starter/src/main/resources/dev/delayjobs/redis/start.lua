@@ -1,12 +1,13 @@
+--! include: _chunks, _claims, _full
 -- start: the start marks of PREFETCHED jobs a worker of the consumer took from its buffer: each
 -- becomes RUNNING and counts its attempt. Sent without waiting for the reply (the handler is already
 -- running), so a mark may arrive after the job's outcome, or not at all: a mark that finds the job
 -- no longer PREFETCHED under this claim (acked, retried, buried, recovered, replaced) does nothing,
--- and the outcome scripts read a PREFETCHED job as started (let_go_of_claim in _record.lua).
+-- and the outcome scripts read a PREFETCHED job as started (let_go_of_claim in _ownership.lua).
 -- Touches only claim entries, never a record.
--- KEYS[1] claims (hash: id -> claim entry, see _record.lua)
--- ARGV triplets: id, gen, attempt: the claim the worker started (attempt = the attempts stored + 1)
--- Runs when Redis is full (run_even_when_full in _record.lua).
+-- KEYS[1] claims: hash, id -> claim entry (see _claims.lua)
+-- ARGV[1..] id, gen, attempt: the claims the worker started (attempt = the attempts stored + 1)
+-- Runs when Redis is full (run_even_when_full in _full.lua).
 -- Returns how many jobs were marked. Cost: O(1) per job.
 local ids = {}
 for i = 1, #ARGV, 3 do ids[#ids + 1] = ARGV[i] end

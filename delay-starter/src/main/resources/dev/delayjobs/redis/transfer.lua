@@ -1,6 +1,8 @@
+--! include: _chunks, _clock, _wake
 -- transfer: moves due jobs from delayed to ready, oldest due first (the watchdog timer's step).
--- KEYS[1] delayed (zset)   KEYS[2] ready (list)
--- ARGV[1] at most this many jobs per call
+-- KEYS[1] delayed: zset
+-- KEYS[2] ready: list
+-- ARGV[1] max: at most this many jobs per call
 -- Returns {moved, next due time in epoch ms or -1, server now in epoch ms}.
 -- Cost: O(log N + M log N) for M moved; never scans the backlog.
 local now = now_ms()

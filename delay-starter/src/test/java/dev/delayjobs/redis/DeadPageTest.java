@@ -41,7 +41,7 @@ class DeadPageTest {
     void aPageLongerThanTheLimitIsRefusedByTheScriptItself() {
         deadJobs(1200, 40);
         RScript script = redisson.getScript(StringCodec.INSTANCE);
-        LuaScript deadPage = LuaScript.load("dead-page");
+        LuaScript deadPage = LuaScript.load(Script.DEAD_PAGE);
         assertThatThrownBy(() -> deadPage.run(script, RScript.Mode.READ_WRITE, RScript.ReturnType.LIST,
                 k.of(k.dead(), k.jobs(), k.errors(), k.claims()), "1001", "0", "", "")).hasStackTraceContaining(
                         "PAGE count must be between 1 and 1000, was 1001");

@@ -40,8 +40,8 @@ class ResentScriptTest {
         List<Object> keys = k.of(k.jobs(), k.delayed(), k.ready(), k.stats(), k.dead(), k.errors(), k.request("p-1"),
                 k.control(), k.successors(), k.claims());
         Object[] args = { k.wakeChannel(), "1", "1", "gen-id-1", "d", "60000", "0", "\"x\"" };
-        List<Object> first = LuaScript.load("publish").run(script, Mode.READ_WRITE, ReturnType.LIST, keys, args);
-        List<Object> copy = LuaScript.load("publish").run(script, Mode.READ_WRITE, ReturnType.LIST, keys, args);
+        List<Object> first = LuaScript.load(Script.PUBLISH).run(script, Mode.READ_WRITE, ReturnType.LIST, keys, args);
+        List<Object> copy = LuaScript.load(Script.PUBLISH).run(script, Mode.READ_WRITE, ReturnType.LIST, keys, args);
 
         assertThat(first).containsExactly(1L);
         assertThat(copy).as("not KEPT_EXISTING, which the publisher reads as an id clash").containsExactly(1L);
@@ -55,8 +55,8 @@ class ResentScriptTest {
         List<Object> keys = k.of(k.jobs(), k.delayed(), k.ready(), k.stats(), k.dead(), k.errors(), k.request("p-2"),
                 k.control(), k.successors(), k.claims());
         Object[] args = { k.wakeChannel(), "1", "1", "k", "d", "0", "0", "\"new\"" };
-        List<Object> first = LuaScript.load("publish").run(script, Mode.READ_WRITE, ReturnType.LIST, keys, args);
-        List<Object> copy = LuaScript.load("publish").run(script, Mode.READ_WRITE, ReturnType.LIST, keys, args);
+        List<Object> first = LuaScript.load(Script.PUBLISH).run(script, Mode.READ_WRITE, ReturnType.LIST, keys, args);
+        List<Object> copy = LuaScript.load(Script.PUBLISH).run(script, Mode.READ_WRITE, ReturnType.LIST, keys, args);
 
         assertThat(first).as("stored as the running job's successor").containsExactly(3L);
         assertThat(copy).as("not KEPT_EXISTING, which a second publish onto the successor would answer").containsExactly(3L);
@@ -70,9 +70,9 @@ class ResentScriptTest {
         List<Object> keys = k.of(k.ready(), k.active("i1"), k.jobs(), k.delayed(), k.dead(), k.errors(), k.stats(),
                 k.instances(), k.claimFences(), k.request("c-1"), k.control(), k.rateLog(), k.claims());
         // under a rate limit of 3 a minute, which the copy must not spend twice
-        Object[] args = { "2", "i1", "10000", "1", "100000", "3", "60000" };
-        List<Object> first = LuaScript.load("claim").run(script, Mode.READ_WRITE, ReturnType.LIST, keys, args);
-        List<Object> copy = LuaScript.load("claim").run(script, Mode.READ_WRITE, ReturnType.LIST, keys, args);
+        Object[] args = { "2", "i1", "10000", "1", "100000", "3", "60000", "0", "1", "2" };
+        List<Object> first = LuaScript.load(Script.CLAIM).run(script, Mode.READ_WRITE, ReturnType.LIST, keys, args);
+        List<Object> copy = LuaScript.load(Script.CLAIM).run(script, Mode.READ_WRITE, ReturnType.LIST, keys, args);
 
         assertThat(first.subList(3, first.size())).as("two ids, records and claim states").hasSize(6);
         assertThat(copy).isEqualTo(first);
@@ -98,8 +98,8 @@ class ResentScriptTest {
     void aResentCancelAnswersThatItCancelled() {
         store.publish("q", List.of(new NewJob("a", true, 60_000, false, "1")));
         List<Object> keys = k.of(k.jobs(), k.delayed(), k.dead(), k.errors(), k.request("x-1"), k.successors(), k.claims());
-        Long first = LuaScript.load("cancel").run(script, Mode.READ_WRITE, ReturnType.LONG, keys, "a");
-        Long copy = LuaScript.load("cancel").run(script, Mode.READ_WRITE, ReturnType.LONG, keys, "a");
+        Long first = LuaScript.load(Script.CANCEL).run(script, Mode.READ_WRITE, ReturnType.LONG, keys, "a");
+        Long copy = LuaScript.load(Script.CANCEL).run(script, Mode.READ_WRITE, ReturnType.LONG, keys, "a");
 
         assertThat(first).isEqualTo(1L);
         assertThat(copy).isEqualTo(1L);

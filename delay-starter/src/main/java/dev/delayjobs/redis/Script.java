@@ -1,0 +1,113 @@
+package dev.delayjobs.redis;
+
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Every script of this package with the KEYS and ARGV it takes, in order, as its header lists them
+ * ({@code -- KEYS[n] name: ...}, {@code -- ARGV[n..] a, b: ...} for a tail repeated to the end).
+ * {@code ScriptSignatureTest} holds each script's header to its constant here, and {@link LuaScript}
+ * refuses a call whose key or argument count does not fit, before anything reaches Redis.
+ */
+enum Script {
+
+    ACK(keys("active", "jobs", "errors", "stats", "delayed", "ready", "successors", "claims"),
+            args("wake").each("id", "gen", "attempt")),
+    BRIDGE_ADOPT(keys("target", "timeouts", "pending", "jobs", "delayed", "ready", "stats", "dead", "errors"),
+            args("wake", "count").each("source", "element", "id", "body")),
+    BRIDGE_PEEK(keys("target", "timeouts", "pending"), args("what", "max", "overdue-ms")),
+    BRIDGE_STATS(keys("target", "timeouts"), args()),
+    BURY(keys("active", "jobs", "dead", "errors", "stats", "delayed", "ready", "successors", "claims"),
+            args("id", "gen", "error", "attempt", "wake")),
+    CANCEL(keys("jobs", "delayed", "dead", "errors", "memo", "successors", "claims"), args("id")),
+    CLAIM(keys("ready", "active", "jobs", "delayed", "dead", "errors", "stats", "instances", "fences", "memo", "control",
+            "rate-log", "claims"),
+            args("n", "instance", "lease-ms", "epoch", "longest", "permits", "window-ms", "partition", "partitions", "start")),
+    CLOSE_LAYOUT(keys("control", "jobs", "delayed", "ready", "dead", "instances"), args("old", "new", "side", "instance")),
+    CONSUMER_INSTANCES(keys("instances"), args()),
+    CONTROL_STATE(keys("control"), args()),
+    DATA_FORMAT(keys("data-format"), args("version")),
+    DEAD_PAGE(keys("dead", "jobs", "errors", "claims"), args("count", "offset", "cursor-time", "cursor-id")),
+    DELETE_DEAD(keys("dead", "jobs", "errors", "claims"), args("max").each("id")),
+    EXPIRED_INSTANCES(keys("instances"), args()),
+    FAST_FORWARD(keys("jobs", "delayed", "ready"), args("window-ms", "max")),
+    FIND(keys("jobs", "delayed", "dead", "errors", "successors", "claims"), args("id")),
+    HEARTBEAT(keys("instances", "workers"), args("instance", "lease-ms", "concurrency")),
+    KNOWN_QUEUES(keys("registry"), args()),
+    PAUSE(keys("control"), args("on-startup", "channel")),
+    PUBLISH(keys("jobs", "delayed", "ready", "stats", "dead", "errors", "memo", "control", "successors", "claims"),
+            args("wake", "count", "partitions").each("id", "mode", "time", "replace", "payload")),
+    QUEUE_STATS(keys("delayed", "ready", "dead", "stats", "instances", "workers", "jobs", "control", "claims").each("active"),
+            args("active-prefix", "most-held-ids")),
+    RATE_LIMIT(keys("control"), args("permits", "window-ms", "channel")),
+    RECORD_LAYOUT(keys("layouts"), args("partitions", "queue")),
+    RECORD_PARTITION_LAYOUT(keys("control"), args("partitions")),
+    RECORDED_LAYOUT(keys("layouts"), args("queue")),
+    RECOVER_EXPIRED(keys("instances", "workers", "ready", "jobs", "dead", "errors", "stats", "fences", "forgotten-fences",
+            "delayed", "successors", "claims").each("active"),
+            args("active-prefix", "max-attempts", "fence-kept-ms", "most-held-ids")),
+    REGISTER_QUEUE(keys("registry"), args("queue")),
+    RELEASE(keys("instances", "workers", "ready", "fences", "forgotten-fences", "claims", "active"),
+            args("instance", "fence", "fence-kept-ms")),
+    RELEASE_ALL_BUT(keys("ready", "fences", "forgotten-fences", "claims", "active"), args("instance", "fence").each("keep")),
+    REQUEUE_DEAD(keys("dead", "jobs", "errors", "ready", "stats", "claims"), args("max").each("id")),
+    RESCHEDULE(keys("jobs", "delayed", "ready", "dead", "claims"), args("id", "mode", "time", "wake")),
+    RESUME(keys("control"), args("channel")),
+    RETRY(keys("active", "jobs", "delayed", "errors", "stats", "ready", "successors", "claims"),
+            args("id", "gen", "error", "backoff-ms", "wake", "attempt")),
+    START(keys("claims"), args().each("id", "gen", "attempt")),
+    TRANSFER(keys("delayed", "ready"), args("max")),
+    TRIM_DEAD(keys("dead", "jobs", "errors", "claims"), args("retention-ms", "max"));
+
+    private final Names keys;
+    private final Names args;
+
+    Script(Names keys, Names args) {
+        this.keys = keys;
+        this.args = args;
+    }
+
+    /** The file's name without {@code .lua}: the constant's name in lower case, words joined by '-'. */
+    String file() {
+        return name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+
+    Names keyNames() {
+        return keys;
+    }
+
+    Names argNames() {
+        return args;
+    }
+
+    /**
+     * The names of a script's KEYS or ARGV: {@code fixed} at positions 1 to n, then {@code each}
+     * repeated to the end (any number of times, none included), or nothing more when it is empty.
+     */
+    record Names(List<String> fixed, List<String> each) {
+
+        Names each(String... names) {
+            return new Names(fixed, List.of(names));
+        }
+
+        /** Whether a call with {@code count} values fits. */
+        boolean fits(int count) {
+            int tail = count - fixed.size();
+            return each.isEmpty() ? tail == 0 : tail >= 0 && tail % each.size() == 0;
+        }
+
+        @Override
+        public String toString() {
+            return String.join(", ", fixed) + (each.isEmpty() ? "" : (fixed.isEmpty() ? "" : ", ") + "then (" + String.join(", ", each)
+                    + ") repeated");
+        }
+    }
+
+    private static Names keys(String... names) {
+        return new Names(List.of(names), List.of());
+    }
+
+    private static Names args(String... names) {
+        return new Names(List.of(names), List.of());
+    }
+}
