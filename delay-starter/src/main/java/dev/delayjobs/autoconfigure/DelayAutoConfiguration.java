@@ -88,31 +88,31 @@ public final class DelayAutoConfiguration {
                     + "command within a few minutes; use a ConstantDelay, EqualJitterDelay, FullJitterDelay or "
                     + "DecorrelatedJitterDelay as retryDelay.");
         }
-        if (!store.keysPassUnchanged()) {
-            throw new FailureAnalyzedException("The RedissonClient renames keys (a NameMapper is configured). The "
-                    + "delay starter passes some key names to its Lua scripts as arguments, which a NameMapper does not "
-                    + "see, so jobs would be written to keys nothing reads.", "Remove the nameMapper from the Redisson "
-                    + "configuration, or give the application its own RedissonClient without one for the delay queues; "
-                    + "to keep the delay queues' keys apart from other data, set delay.key-prefix.");
+        // read from the client's configuration here, before anything can publish; else checked at start
+        if (!store.keysCheckNeedsRedis() && !store.keysPassUnchanged()) {
+            throw StartupChecks.keysRenamed();
         }
         return store;
     }
 
-    /** Startup refuses jobs written in a newer data format than this release reads (see docs/versioning.md). */
-    @Bean
-    @ConditionalOnMissingBean
-    DataFormatCheck delayDataFormatCheck(RedissonClient redisson, ConfiguredSettings settings) {
-        return new DataFormatCheck(new DataFormat(redisson, settings.keyPrefix()));
-    }
-
-    /** The partition layout of each queue; those configured are declared (checked and recorded) here, at startup. */
+    /** The partition layout of each queue; those configured are declared when the application starts. */
     @Bean
     @ConditionalOnMissingBean
     QueueLayouts delayQueueLayouts(RedissonClient redisson, ConfiguredSettings settings) {
-        QueueLayouts layouts = new QueueLayouts(new QueueLayoutStore(redisson, settings.keyPrefix()),
-                settings.partitions(), settings.instanceId());
-        layouts.declareConfigured();
-        return layouts;
+        return new QueueLayouts(new QueueLayoutStore(redisson, settings.keyPrefix()), settings.partitions(),
+                settings.instanceId());
+    }
+
+    /**
+     * The starter's Redis checks, when the application starts rather than while its beans are built:
+     * the key names, the data format (jobs written in a newer one than this release reads are refused,
+     * see docs/versioning.md) and the configured partition counts.
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    StartupChecks delayStartupChecks(RedisJobStore store, QueueLayouts layouts, RedissonClient redisson,
+            ConfiguredSettings settings) {
+        return new StartupChecks(store, new DataFormat(redisson, settings.keyPrefix()), layouts);
     }
 
     @Bean

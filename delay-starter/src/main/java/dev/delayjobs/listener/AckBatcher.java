@@ -56,7 +56,11 @@ final class AckBatcher {
         this.lost = lost;
         this.thread = new Thread(this::run, "delay-" + queue + "-acker");
         this.thread.setDaemon(true);
-        this.thread.start();
+    }
+
+    /** Starts the acker thread; before it, {@link #stop} has nothing to wait for. */
+    void start() {
+        thread.start();
     }
 
     /**

@@ -102,9 +102,12 @@ public final class ListenerContainer {
             running = true;
             try {
                 for (int i = 0; i < layout.size(); i++) {
-                    started.add(new PartitionConsumer(new ConsumedPartition(queue(), layout.partitions().get(i), i,
-                            layout.size()), endpoint, store, watchdog, controls, codec, observer, tracing, workerThreads,
-                            workers, pendingAcks, () -> !running));
+                    PartitionConsumer consumer = new PartitionConsumer(new ConsumedPartition(queue(),
+                            layout.partitions().get(i), i, layout.size()), endpoint, store, watchdog, controls, codec,
+                            observer, tracing, workerThreads, workers, pendingAcks, () -> !running);
+                    // listed before it starts: a start that fails half-way is stopped with the others
+                    started.add(consumer);
+                    consumer.start();
                 }
             }
             catch (RuntimeException ex) {

@@ -28,22 +28,22 @@ final class PartitionConsumer {
     private final ConsumedPartition partition;
     private final RedisJobStore store;
     private final QueueWatchdog watchdog;
+    private final QueueSettings settings;
     private final HeldJobs held = new HeldJobs();
     private final ClaimGate gate;
     private final AckBatcher acks;
     private final JobRunner runner;
     private final Claimer claimer;
 
+    /** Builds the parts; nothing runs, and Redis is not called, until {@link #start}. */
     PartitionConsumer(ConsumedPartition partition, HandlerEndpoint endpoint, RedisJobStore store, QueueWatchdog watchdog,
             QueueControls controls, PayloadCodec codec, DelayQueueObserver observer, JobTracing tracing,
             WorkerThreads workerThreads, WorkerPermits workers, PendingAcks pendingAcks, BooleanSupplier stopping) {
         this.partition = partition;
         this.store = store;
         this.watchdog = watchdog;
-        QueueSettings settings = endpoint.settings();
-        watchdog.watch(partition.name(), settings.maxAttempts(), settings.concurrency());
+        this.settings = endpoint.settings();
         gate = new ClaimGate(partition, controls);
-        gate.open(settings.pausedOnStartup());
         acks = new AckBatcher(partition.name(), store, watchdog.instanceId(), pendingAcks, held::settled, lost -> {
             lost.forEach(held::settled);
             held.markUnknown();
@@ -51,10 +51,21 @@ final class PartitionConsumer {
         OutcomeRecorder outcomes = new OutcomeRecorder(endpoint, partition.name(), store, watchdog.instanceId(), held, stopping);
         runner = new JobRunner(endpoint, codec, tracing, observer, outcomes, acks, held, workerThreads, workers,
                 new StartMarks(partition.name(), store), prefetchPace(settings.prefetch(), partition.count()));
+        claimer = new Claimer(endpoint, partition, store, watchdog, gate, runner, held);
+    }
+
+    /**
+     * Heartbeats the partition and has the watchdog keep it, listens for its pause and resume, and
+     * starts the acker and the claimer. After a failure here, {@link #stopClaiming} and
+     * {@link #finish} undo what was started.
+     */
+    void start() {
+        watchdog.watch(partition.name(), settings.maxAttempts(), settings.concurrency());
+        gate.open(settings.pausedOnStartup());
+        acks.start();
         // what this instance id held before (a restart under a fixed delay.instance-id, or stop then
         // start) has no worker here: the claimer's first turn hands it back and claims above its fence
         held.markUnknown();
-        claimer = new Claimer(endpoint, partition, store, watchdog, gate, runner, held);
         claimer.start();
     }
 

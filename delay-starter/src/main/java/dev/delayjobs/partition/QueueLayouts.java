@@ -12,10 +12,11 @@ import dev.delayjobs.redis.QueueLayoutStore;
 /**
  * The partition layout of each queue this application uses. Redis records how many partitions a
  * queue is laid out in; an application that configures {@code delay.queues.<q>.partitions}, or
- * consumes the queue, declares its count at startup ({@link #declare}), which records it when the
- * queue has nothing left under another count and stops startup otherwise. A queue this application
- * only publishes to, without configuring its count, follows what Redis records (read once, and again
- * when a publish meets a layout that changed).
+ * consumes the queue, declares its count when it starts, or at its first use of the queue if that
+ * comes first ({@link #declare}), which records it when the queue has nothing left under another
+ * count and stops startup otherwise. A queue this application only publishes to, without
+ * configuring its count, follows what Redis records (read once, and again when a publish meets a
+ * layout that changed).
  */
 public final class QueueLayouts {
 
@@ -43,7 +44,7 @@ public final class QueueLayouts {
         this.instanceId = instanceId;
     }
 
-    /** Declares every queue whose partition count is configured (at startup). */
+    /** Declares every queue whose partition count is configured (when the application starts). */
     public void declareConfigured() {
         configured.keySet().forEach(this::declare);
     }
@@ -51,9 +52,14 @@ public final class QueueLayouts {
     /**
      * The layout of {@code queue}: the declared one, else the one Redis records, read again when
      * the last reading is more than 10 s old (another application may have laid the queue out anew).
+     * A queue whose count is configured is declared first when it is used before the application
+     * started (a publish from a bean's {@code @PostConstruct}), so that nothing is routed by another count.
      */
     public QueueLayout layout(String queue) {
         Known entry = known.get(queue);
+        if (entry == null && configured.containsKey(queue)) {
+            return declare(queue);
+        }
         if (entry == null || (!entry.declared && System.nanoTime() - entry.readAt > FOLLOW_NANOS)) {
             entry = read(queue, false);
         }

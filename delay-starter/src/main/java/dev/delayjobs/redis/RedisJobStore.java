@@ -19,6 +19,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import org.jspecify.annotations.Nullable;
+import org.redisson.Redisson;
 import org.redisson.api.RScript;
 import org.redisson.api.RScript.Mode;
 import org.redisson.api.RScript.ReturnType;
@@ -157,12 +158,22 @@ public final class RedisJobStore {
      * Whether Redisson passes script keys through unchanged. A Redisson {@code NameMapper} renames
      * the keys it sees, but not the key names this store hands its scripts in arguments (the active
      * lists' prefix, the wake channel), so with one jobs would be written where nothing reads.
+     * Asks the client's {@code NameMapper} when the client is a {@link Redisson} (no Redis call, see
+     * {@link #keysCheckNeedsRedis}); else Redis, with a script that returns the key it is given.
      */
     public boolean keysPassUnchanged() {
         String probe = prefix + ":name-mapper-probe";
+        if (redisson instanceof Redisson client) {
+            return probe.equals(client.getServiceManager().getNameMapper().map(probe));
+        }
         String seen = RedisCalls.call("check the key names of", null, () -> script.eval(probe, Mode.READ_WRITE, "return KEYS[1]",
                 ReturnType.STRING, List.of(probe)));
         return probe.equals(seen);
+    }
+
+    /** Whether {@link #keysPassUnchanged} calls Redis: the client is not a {@link Redisson} (a proxy of one, say). */
+    public boolean keysCheckNeedsRedis() {
+        return !(redisson instanceof Redisson);
     }
 
     /** Records the queue name in the registry of known queues, once per store (register-queue.lua). */

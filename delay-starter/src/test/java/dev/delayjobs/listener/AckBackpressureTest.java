@@ -104,8 +104,10 @@ class AckBackpressureTest {
     }
 
     private AckBatcher acker(String partition, PendingAcks places) {
-        return new AckBatcher(partition, new RedisJobStore(redisson, "bp"), "i1", places, job -> settled.incrementAndGet(),
-                lost -> settled.addAndGet(lost.size()));
+        AckBatcher acker = new AckBatcher(partition, new RedisJobStore(redisson, "bp"), "i1", places,
+                job -> settled.incrementAndGet(), lost -> settled.addAndGet(lost.size()));
+        acker.start();
+        return acker;
     }
 
     private static StoredJob job(String id) {
