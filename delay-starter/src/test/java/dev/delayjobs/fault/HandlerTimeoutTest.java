@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.Timeout;
@@ -27,6 +28,8 @@ import dev.delayjobs.test.RunningApp;
  * its worker for other jobs, and counts the attempt as failed: the job is retried, or dead after
  * its last attempt. The abandoned call cannot acknowledge the job when it finally returns.
  */
+@Tag("slow")
+@Tag("fault")
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class HandlerTimeoutTest {
 
