@@ -96,7 +96,7 @@ class PubSubLossTest {
         killer.start();
         List<String> ids = new ArrayList<>();
         try {
-            sleep(100);
+            await().atMost(Duration.ofSeconds(5)).until(() -> killed.get() > 0);
             for (int i = 0; i < 10; i++) {
                 ids.add(publisher.publish(QUEUE, Work.of(i, 0), Duration.ofMillis(300), "after-kill-" + i));
                 sleep(200);
