@@ -14,6 +14,7 @@ import java.util.Map;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.OutputType;
@@ -37,6 +38,8 @@ import tools.jackson.databind.JsonNode;
  * endpoint's, and its buttons requeue a dead receipt (which is then mailed) and pause a queue.
  * Saves {@code target/dashboard.png}.
  */
+@Tag("slow")
+@Tag("browser")
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = {
         "sample.mail.failures-before-success=1",
         "delay.queues.receipt-mail.max-attempts=1",

@@ -50,7 +50,7 @@ public final class DelayQueuesWriteRequestFilter extends OncePerRequestFilter {
             problem(request, response, HttpServletResponse.SC_METHOD_NOT_ALLOWED, "Method Not Allowed",
                     "Writes to the delayqueues endpoint are not allowed: its access is read-only, the default. Set "
                             + "management.endpoint.delayqueues.access=unrestricted to allow requeue-dead, delete-dead, cancel, "
-                            + "pause, resume and rate-limit (and secure the endpoint).");
+                            + "pause, resume, rate-limit and migrate (and secure the endpoint).");
             return;
         }
         if (request.getContentType() == null || request.getContentLengthLong() == 0) {

@@ -46,7 +46,9 @@ class EndpointWriteRequestTest {
             Http.Response response = http.post("/actuator/delayqueues/mails/requeue-dead", "{\"id\": \"a\"}");
             assertThat(response.status()).isEqualTo(405);
             assertThat(response.json().path("detail").asString())
-                    .contains("management.endpoint.delayqueues.access=unrestricted");
+                    .contains("management.endpoint.delayqueues.access=unrestricted")
+                    .as("names every write the property allows")
+                    .contains("requeue-dead", "delete-dead", "cancel", "pause", "resume", "rate-limit", "migrate");
             assertThat(http.get("/actuator/delayqueues/mails").status()).isEqualTo(200);
 
             assertThat(output.getAll()).contains("Queue 'mails': consumed by bean 'endpointWriteRequestTest.Handlers' "

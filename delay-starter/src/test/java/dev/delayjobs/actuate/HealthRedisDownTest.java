@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import java.time.Duration;
 import java.util.List;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.ConfigurableApplicationContext;
 
@@ -17,6 +18,8 @@ import dev.delayjobs.test.TestApps;
 import dev.delayjobs.test.TestRedis;
 
 /** The delayQueues health goes DOWN while Redis is gone, and UP again when it is back. */
+@Tag("slow")
+@Tag("fault")
 class HealthRedisDownTest {
 
     static class Handler {

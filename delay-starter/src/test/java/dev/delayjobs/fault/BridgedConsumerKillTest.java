@@ -18,6 +18,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.redisson.Redisson;
@@ -40,6 +41,8 @@ import dev.delayjobs.test.TestRedis;
  * handlers are in the middle of jobs. Every element is handled at least once, only the ones the
  * victim held run twice, none early, and nothing is left in Redisson's keys or the native queue.
  */
+@Tag("slow")
+@Tag("fault")
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class BridgedConsumerKillTest {
 

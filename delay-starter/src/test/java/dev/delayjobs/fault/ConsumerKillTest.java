@@ -14,6 +14,7 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -35,6 +36,8 @@ import dev.delayjobs.test.TestRedis;
  * once, only jobs the victim held at the kill are handled twice, the jobs that only waited in its
  * buffer come back with no attempt spent, and no job is handed out before its due time.
  */
+@Tag("slow")
+@Tag("fault")
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class ConsumerKillTest {
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -13,6 +14,8 @@ import org.junit.jupiter.api.Timeout;
  * and faults, then every rule checked. The long runs (10 minutes, other seeds) are run by hand;
  * see docs/reliability.md.
  */
+@Tag("slow")
+@Tag("soak")
 @Timeout(value = 20, unit = TimeUnit.MINUTES)
 class FaultSoakTest {
 

@@ -14,6 +14,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -39,6 +40,8 @@ import dev.delayjobs.test.TestRedis;
  * none early; the queue drains to empty from full (transfers, claims, acks, heartbeats and the new
  * instance's start all run while Redis refuses writes), and publishes are accepted again after.
  */
+@Tag("slow")
+@Tag("fault")
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class FullRedisTest {
 

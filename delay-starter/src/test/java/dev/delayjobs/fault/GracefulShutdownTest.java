@@ -12,6 +12,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -32,6 +33,8 @@ import dev.delayjobs.test.TestRedis;
  * timeout and handed back at once, so another consumer runs them long before the heartbeat lease
  * (60 s here) could have expired. Nothing is lost and nothing runs twice.
  */
+@Tag("slow")
+@Tag("fault")
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class GracefulShutdownTest {
 

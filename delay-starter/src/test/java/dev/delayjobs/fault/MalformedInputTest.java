@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import com.fasterxml.jackson.annotation.JsonValue;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.redisson.api.RedissonClient;
@@ -39,6 +40,8 @@ import tools.jackson.databind.annotation.JsonDeserialize;
  * the consumer keeps handling the good jobs around it, and never loops on a bad one.
  * The rest of the bad-input scenario is covered elsewhere; docs/reliability.md lists where.
  */
+@Tag("slow")
+@Tag("fault")
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class MalformedInputTest {
 

@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -29,6 +30,8 @@ import dev.delayjobs.test.TestRedis;
  * being restarted, as a process supervisor would; the job ends in the dead set after
  * max-attempts deliveries instead of taking consumers down forever, and the queue keeps working.
  */
+@Tag("slow")
+@Tag("fault")
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class PoisonJobTest {
 

@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -32,6 +33,8 @@ import dev.delayjobs.test.TestRedis;
  * nothing was published. The sweep (1 s here, the default) transfers due jobs anyway: a job is
  * late by one sweep interval at most. The anchor, {@code RDelayedQueue}, has no such fallback.
  */
+@Tag("slow")
+@Tag("fault")
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class PubSubLossTest {
 
@@ -93,7 +96,7 @@ class PubSubLossTest {
         killer.start();
         List<String> ids = new ArrayList<>();
         try {
-            sleep(100);
+            await().atMost(Duration.ofSeconds(5)).until(() -> killed.get() > 0);
             for (int i = 0; i < 10; i++) {
                 ids.add(publisher.publish(QUEUE, Work.of(i, 0), Duration.ofMillis(300), "after-kill-" + i));
                 sleep(200);

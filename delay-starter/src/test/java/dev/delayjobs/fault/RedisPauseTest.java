@@ -13,6 +13,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -34,6 +35,8 @@ import dev.delayjobs.test.TestRedis;
  * meanwhile time out on the client but still run when Redis wakes up: claims whose reply was lost,
  * acks sent twice. No job is handed out twice, no worker stays stuck, and everything drains.
  */
+@Tag("slow")
+@Tag("fault")
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class RedisPauseTest {
 

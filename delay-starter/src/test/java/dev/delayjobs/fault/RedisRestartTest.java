@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -37,6 +38,8 @@ import dev.delayjobs.test.TestRedis;
  * guarantee; with {@code everysec} a crash of the host (not tested here: killing the process
  * leaves the written data in the kernel) can lose the last second or so of writes.
  */
+@Tag("slow")
+@Tag("fault")
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class RedisRestartTest {
 

@@ -12,6 +12,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -32,6 +33,8 @@ import dev.delayjobs.test.TestRedis;
  * elements offered to an {@code RDelayedQueue} with plain Redisson reach the handler once each,
  * none early; on a cluster, a queue whose keys would not share the list's slot is refused at startup.
  */
+@Tag("slow")
+@Tag("topology")
 class BridgeTopologyTest {
 
     record Closing(long orderId) {

@@ -12,6 +12,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.ConfigurableApplicationContext;
 
@@ -30,6 +31,8 @@ import dev.delayjobs.test.TestRedis;
  * no replica, go through again once the old master is back as its replica, and every publish that
  * returned is handled.
  */
+@Tag("slow")
+@Tag("topology")
 class ClusterFailoverTest {
 
     static class Handler {

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.ConfigurableApplicationContext;
 
@@ -26,6 +27,8 @@ import dev.delayjobs.test.TestRedis;
  * delivering while it hangs. Before the watchdog gave each queue its own lane, the frozen queue's
  * sweep and transfer held both watchdog threads and the other queues' due jobs stayed delayed.
  */
+@Tag("slow")
+@Tag("topology")
 class ClusterIsolationTest {
 
     static class Handlers {

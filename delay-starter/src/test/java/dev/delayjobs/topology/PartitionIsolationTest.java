@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.ConfigurableApplicationContext;
 
@@ -26,6 +27,8 @@ import dev.delayjobs.test.TestRedis;
  * partitions, on the other masters, go on being delivered while it hangs, and the frozen
  * partition's job is delivered once its master is back.
  */
+@Tag("slow")
+@Tag("topology")
 class PartitionIsolationTest {
 
     static class Handlers {

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.Set;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.ConfigurableApplicationContext;
 
@@ -28,6 +29,8 @@ import dev.delayjobs.test.TestApps;
  * One queue in 3 partitions on the 3-master cluster: each partition is served by another master,
  * and every job, spread over them, is handled once and none early by two instances.
  */
+@Tag("slow")
+@Tag("topology")
 class PartitionedClusterTest {
 
     static class Handlers {

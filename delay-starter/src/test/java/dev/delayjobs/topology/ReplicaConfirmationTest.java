@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.ConfigurableApplicationContext;
 
@@ -22,6 +23,8 @@ import dev.delayjobs.test.TestRedis;
  * {@code delay.publisher.confirm-replicas}: a publish returns once the replicas have the job, and
  * throws, saying so, when they do not confirm in time (Sentinel: a master and one replica).
  */
+@Tag("slow")
+@Tag("topology")
 class ReplicaConfirmationTest {
 
     @Test

@@ -11,6 +11,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
@@ -31,6 +32,8 @@ import dev.delayjobs.test.TestRedis;
  * without replica confirmation and with {@code confirm-replicas=1}. With it, none may be; without
  * it, the figures are printed (docs/reliability.md has them).
  */
+@Tag("slow")
+@Tag("topology")
 class SentinelFailoverTest {
 
     @Test

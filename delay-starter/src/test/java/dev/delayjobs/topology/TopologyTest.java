@@ -12,6 +12,7 @@ import java.util.Random;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.redisson.api.RedissonClient;
@@ -42,6 +43,8 @@ import io.micrometer.core.instrument.MeterRegistry;
  * replicas) and on Sentinel (a master, a replica, 3 sentinels), with the client Spring Boot's
  * properties give: Redisson's defaults, which read from replicas.
  */
+@Tag("slow")
+@Tag("topology")
 class TopologyTest {
 
     static class Handlers {
