@@ -32,6 +32,9 @@ class OwnFailurePolicyTest {
 
                 @Override
                 public boolean isRetryable(String queue, Throwable failure) {
+                    if (queue.equals("policy-throws")) {
+                        throw new IllegalStateException("a broken policy");
+                    }
                     return !failure.getMessage().contains("hopeless");
                 }
 
@@ -44,6 +47,12 @@ class OwnFailurePolicyTest {
 
         @DelayedHandler(queue = "own", maxAttempts = "10", backoffInitial = "10ms")
         void own(DelayedJob<Task> job) {
+            calls.record(job.id(), job.dueAt(), job.attempt(), job.payload());
+            throw new IllegalStateException(job.payload().kind());
+        }
+
+        @DelayedHandler(queue = "policy-throws", maxAttempts = "2", backoffInitial = "10ms")
+        void policyThrows(DelayedJob<Task> job) {
             calls.record(job.id(), job.dueAt(), job.attempt(), job.payload());
             throw new IllegalStateException(job.payload().kind());
         }
@@ -69,9 +78,19 @@ class OwnFailurePolicyTest {
         assertThat(awaitDead("hopeless").attempts()).isEqualTo(1);
     }
 
+    @Test
+    void aPolicyThatThrowsLeavesTheJobToTheConfiguredBackoff() {
+        app.publisher().publish("policy-throws", new Task("any"), Duration.ZERO, "any");
+        assertThat(awaitDead("policy-throws", "any").attempts()).as("retried, then dead after max attempts").isEqualTo(2);
+    }
+
     private static JobInfo awaitDead(String id) {
+        return awaitDead("own", id);
+    }
+
+    private static JobInfo awaitDead(String queue, String id) {
         await().atMost(Duration.ofSeconds(10))
-                .until(() -> app.publisher().find("own", id).map(JobInfo::state).orElse(null) == JobState.DEAD);
-        return app.publisher().find("own", id).orElseThrow();
+                .until(() -> app.publisher().find(queue, id).map(JobInfo::state).orElse(null) == JobState.DEAD);
+        return app.publisher().find(queue, id).orElseThrow();
     }
 }
