@@ -13,7 +13,9 @@ import java.lang.annotation.Target;
  * read from the job's JSON with the application's Jackson mapper, or {@link DelayedJob} of the
  * payload type to see the id, attempt and due time as well. Returning normally acknowledges the
  * job; throwing schedules a retry with backoff until {@link #maxAttempts()} is reached, after which
- * the job goes to the dead set. Throw {@link NonRetryableJobException} to send it there at once.
+ * the job goes to the dead set. Throw {@link NonRetryableJobException} to send it there at once;
+ * the exception classes listed in {@code delay.consumer.not-retryable-exceptions} (or per queue)
+ * do too, and a {@link JobFailurePolicy} bean decides in place of those properties.
  *
  * <p>Every attribute but {@link #queue()} is optional and accepts property placeholders
  * ({@code "${orders.timeout.workers:4}"}) and SpEL. An attribute left empty falls back to

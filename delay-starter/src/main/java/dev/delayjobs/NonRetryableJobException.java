@@ -7,7 +7,9 @@ package dev.delayjobs;
  * <p>The job's last error, shown by {@link DelayPublisher#find} and the {@code delayqueues}
  * endpoint, is this exception's class name and message. It counts when it is what the method
  * throws (a subclass too); wrapped as the cause of another exception it is an ordinary failure,
- * retried until the job's attempts run out.
+ * retried until the job's attempts run out, unless its class is listed in
+ * {@code delay.consumer.not-retryable-exceptions}. It sends the job to the dead set whatever the
+ * {@link JobFailurePolicy} says.
  */
 public class NonRetryableJobException extends RuntimeException {
 

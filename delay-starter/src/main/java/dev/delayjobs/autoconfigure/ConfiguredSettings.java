@@ -2,13 +2,16 @@ package dev.delayjobs.autoconfigure;
 
 import java.net.InetAddress;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.util.ClassUtils;
 
 import dev.delayjobs.RateLimit;
 import dev.delayjobs.core.DurationText;
@@ -26,6 +29,8 @@ final class ConfiguredSettings implements QueueSettings.Source {
 
     private final DelayProperties properties;
     private final QueueSettings defaults;
+    private final List<Class<? extends Throwable>> notRetryableDefaults;
+    private final Map<String, List<Class<? extends Throwable>>> notRetryableByQueue = new LinkedHashMap<>();
 
     ConfiguredSettings(DelayProperties properties) {
         this.properties = properties;
@@ -35,6 +40,14 @@ final class ConfiguredSettings implements QueueSettings.Source {
                 backoff.getMultiplier(), backoff.getMax(), backoff.getJitter(), consumer.isAutoStartup(),
                 consumer.getHandlerTimeout(), null, false, consumer.getPrefetch());
         properties.getQueues().keySet().forEach(this::forQueue);
+        this.notRetryableDefaults = exceptionClasses("delay.consumer.not-retryable-exceptions",
+                consumer.getNotRetryableExceptions());
+        properties.getQueues().forEach((queue, o) -> {
+            if (o.getNotRetryableExceptions() != null) {
+                notRetryableByQueue.put(queue, exceptionClasses("delay.queues." + queue + ".not-retryable-exceptions",
+                        o.getNotRetryableExceptions()));
+            }
+        });
         checkConfirmations();
         bridgedLists();
         partitions();
@@ -93,6 +106,33 @@ final class ConfiguredSettings implements QueueSettings.Source {
                 or(b.getJitter(), d.jitter()), or(o.getAutoStartup(), defaults.autoStartup()),
                 or(o.getHandlerTimeout(), defaults.handlerTimeout()), rateLimit(name, o.getRateLimit()),
                 o.isPausedOnStartup(), or(o.getPrefetch(), defaults.prefetch()));
+    }
+
+    /** The exception classes that send a job of {@code queue} to the dead set at its first failure. */
+    List<Class<? extends Throwable>> notRetryableExceptions(String queue) {
+        return notRetryableByQueue.getOrDefault(queue, notRetryableDefaults);
+    }
+
+    /** Loads the named classes, refusing a name that is no class here, or no Throwable, with the property named. */
+    private static List<Class<? extends Throwable>> exceptionClasses(String property, List<String> names) {
+        List<Class<? extends Throwable>> classes = new ArrayList<>();
+        for (String name : names) {
+            String trimmed = name == null ? "" : name.trim();
+            Class<?> type;
+            try {
+                type = ClassUtils.forName(trimmed, ConfiguredSettings.class.getClassLoader());
+            }
+            catch (ClassNotFoundException | LinkageError | IllegalArgumentException ex) {
+                throw new InvalidConfigurationPropertyValueException(property, name,
+                        "'" + trimmed + "' is not a class on the application's class path");
+            }
+            if (!Throwable.class.isAssignableFrom(type)) {
+                throw new InvalidConfigurationPropertyValueException(property, name,
+                        type.getName() + " is not an exception (a Throwable)");
+            }
+            classes.add(type.asSubclass(Throwable.class));
+        }
+        return List.copyOf(classes);
     }
 
     /** How many replicas must confirm a publish to {@code queue}, and for how long to wait. */

@@ -18,6 +18,7 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 
 import dev.delayjobs.DelayPublisher;
 import dev.delayjobs.DelayQueueControl;
+import dev.delayjobs.JobFailurePolicy;
 import dev.delayjobs.bridge.BridgedQueues;
 import dev.delayjobs.bridge.BridgingDelayPublisher;
 import dev.delayjobs.control.RedisDelayQueueControl;
@@ -26,6 +27,7 @@ import dev.delayjobs.core.JobTracing;
 import dev.delayjobs.core.PayloadCodec;
 import dev.delayjobs.core.PublishDeferral;
 import dev.delayjobs.core.RedisDelayPublisher;
+import dev.delayjobs.listener.ConfiguredFailurePolicy;
 import dev.delayjobs.listener.DelayedHandlerAnnotationBeanPostProcessor;
 import dev.delayjobs.listener.ListenerContainerRegistry;
 import dev.delayjobs.listener.QueueSettings;
@@ -68,6 +70,18 @@ public final class DelayAutoConfiguration {
     @ConditionalOnMissingBean
     ConfiguredSettings delayConfiguredSettings(DelayProperties properties) {
         return new ConfiguredSettings(properties);
+    }
+
+    /**
+     * What becomes of a failed job: not retried for the configured exception classes, else retried
+     * after the backoff its handler runs with (properties and {@code @DelayedHandler} attributes).
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    JobFailurePolicy delayJobFailurePolicy(ConfiguredSettings settings, ObjectProvider<ListenerContainerRegistry> registry) {
+        return new ConfiguredFailurePolicy(queue -> registry.getObject().getContainer(queue)
+                .map(container -> container.settings().backoff())
+                .orElseGet(() -> settings.forQueue(queue).backoff()), settings::notRetryableExceptions);
     }
 
     @Bean

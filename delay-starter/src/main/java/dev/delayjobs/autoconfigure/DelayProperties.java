@@ -441,9 +441,24 @@ public class DelayProperties {
         private boolean strictPayloads = true;
 
         /**
+         * Exception classes, by fully qualified name, that send a job to the dead set at its first
+         * failure, without retry: when the handler throws one of them (a subclass too), or an
+         * exception caused by one. A NonRetryableJobException always does.
+         */
+        private List<String> notRetryableExceptions = new ArrayList<>();
+
+        /**
          * Delays between attempts of a failed job.
          */
         private final Backoff backoff = new Backoff();
+
+        public List<String> getNotRetryableExceptions() {
+            return notRetryableExceptions;
+        }
+
+        public void setNotRetryableExceptions(List<String> notRetryableExceptions) {
+            this.notRetryableExceptions = notRetryableExceptions;
+        }
 
         public int getConcurrency() {
             return concurrency;
@@ -644,9 +659,24 @@ public class DelayProperties {
         private Boolean redissonPublish;
 
         /**
+         * Exception classes, by fully qualified name, that send a job of this queue to the dead set
+         * at its first failure (the failure, or one of its causes, is an instance of one); replaces
+         * delay.consumer.not-retryable-exceptions for this queue.
+         */
+        private List<String> notRetryableExceptions;
+
+        /**
          * Retry delays of this queue.
          */
         private final BackoffOverrides backoff = new BackoffOverrides();
+
+        public List<String> getNotRetryableExceptions() {
+            return notRetryableExceptions;
+        }
+
+        public void setNotRetryableExceptions(List<String> notRetryableExceptions) {
+            this.notRetryableExceptions = notRetryableExceptions;
+        }
 
         public String getRedissonDelayedQueue() {
             return redissonDelayedQueue;

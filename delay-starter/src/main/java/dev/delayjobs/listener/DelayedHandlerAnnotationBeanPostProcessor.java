@@ -26,6 +26,7 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
 
 import dev.delayjobs.DelayedHandler;
 import dev.delayjobs.DelayedJob;
+import dev.delayjobs.JobFailurePolicy;
 import dev.delayjobs.core.JobArguments;
 import dev.delayjobs.core.PayloadCodec;
 
@@ -79,15 +80,17 @@ public final class DelayedHandlerAnnotationBeanPostProcessor
         ListenerContainerRegistry registry = beanFactory.getBean(ListenerContainerRegistry.class);
         QueueSettings.Source settings = beanFactory.getBean(QueueSettings.Source.class);
         PayloadCodec codec = beanFactory.getBean(PayloadCodec.class);
+        JobFailurePolicy policy = beanFactory.getBeanProvider(JobFailurePolicy.class).getIfAvailable();
         synchronized (found) {
             for (Found f : found) {
-                registry.register(endpoint(f, settings, codec));
+                registry.register(endpoint(f, settings, codec, policy));
             }
             found.clear();
         }
     }
 
-    private HandlerEndpoint endpoint(Found f, QueueSettings.Source source, PayloadCodec codec) {
+    /** @param policy the context's failure policy; null for the queue's backoff, and no exception class not retried */
+    private HandlerEndpoint endpoint(Found f, QueueSettings.Source source, PayloadCodec codec, JobFailurePolicy policy) {
         String where = HandlerEndpoint.describe(f.beanName, f.method);
         String queue;
         try {
@@ -118,7 +121,12 @@ public final class DelayedHandlerAnnotationBeanPostProcessor
                     + " has an invalid attribute: " + ex.getMessage(), ex);
         }
         boolean wantsJob = f.method.getParameterTypes()[0] == DelayedJob.class;
-        return new HandlerEndpoint(f.beanName, f.bean, f.method, queue, settings, codec.type(f.payloadType), f.payloadType, wantsJob);
+        if (policy == null) {
+            return new HandlerEndpoint(f.beanName, f.bean, f.method, queue, settings, codec.type(f.payloadType),
+                    f.payloadType, wantsJob);
+        }
+        return new HandlerEndpoint(f.beanName, f.bean, f.method, queue, settings, codec.type(f.payloadType), f.payloadType,
+                wantsJob, policy);
     }
 
     private <T> QueueSettings apply(QueueSettings settings, String name, String attribute, Function<String, T> parse,

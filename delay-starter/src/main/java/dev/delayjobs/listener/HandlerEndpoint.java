@@ -3,11 +3,13 @@ package dev.delayjobs.listener;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Type;
+import java.util.List;
 import java.time.Instant;
 
 import org.springframework.util.ReflectionUtils;
 
 import dev.delayjobs.DelayedJob;
+import dev.delayjobs.JobFailurePolicy;
 import dev.delayjobs.redis.StoredJob;
 import tools.jackson.databind.JavaType;
 
@@ -25,9 +27,17 @@ final class HandlerEndpoint {
     private final JavaType payloadType;
     private final Type declaredPayloadType;
     private final boolean wantsJob;
+    private final JobFailurePolicy failurePolicy;
 
     HandlerEndpoint(String beanName, Object bean, Method method, String queue, QueueSettings settings,
             JavaType payloadType, Type declaredPayloadType, boolean wantsJob) {
+        this(beanName, bean, method, queue, settings, payloadType, declaredPayloadType, wantsJob,
+                new ConfiguredFailurePolicy(q -> settings.backoff(), q -> List.of()));
+    }
+
+    HandlerEndpoint(String beanName, Object bean, Method method, String queue, QueueSettings settings,
+            JavaType payloadType, Type declaredPayloadType, boolean wantsJob, JobFailurePolicy failurePolicy) {
+        this.failurePolicy = failurePolicy;
         this.declaredPayloadType = declaredPayloadType;
         this.beanName = beanName;
         this.bean = bean;
@@ -45,6 +55,11 @@ final class HandlerEndpoint {
 
     QueueSettings settings() {
         return settings;
+    }
+
+    /** Decides between a retry and the dead set when the handler fails. */
+    JobFailurePolicy failurePolicy() {
+        return failurePolicy;
     }
 
     JavaType payloadType() {

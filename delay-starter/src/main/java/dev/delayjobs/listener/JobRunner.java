@@ -265,7 +265,7 @@ final class JobRunner {
         }
         Runnable record = () -> {
             try {
-                DelayQueueObserver.Outcome outcome = outcomes.fail(execution, error, false);
+                DelayQueueObserver.Outcome outcome = outcomes.timedOut(execution, error);
                 observer.finished(queue(), outcome, Duration.ofNanos(System.nanoTime() - started));
             }
             finally {

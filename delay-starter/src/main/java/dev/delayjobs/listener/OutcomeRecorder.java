@@ -2,10 +2,13 @@ package dev.delayjobs.listener;
 
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.springframework.util.backoff.BackOff;
+import org.springframework.util.backoff.BackOffExecution;
 
 import dev.delayjobs.NonRetryableJobException;
 import dev.delayjobs.core.DelayQueueObserver;
@@ -22,6 +25,9 @@ final class OutcomeRecorder {
 
     /** The container's log category, which applications already configure. */
     private static final Log logger = LogFactory.getLog(ListenerContainer.class);
+
+    /** Most {@code nextBackOff()} calls for one failure: the delay of attempt 10,000 stands for later ones. */
+    static final int MOST_BACKOFF_STEPS = 10_000;
 
     private final HandlerEndpoint endpoint;
     private final String partition;
@@ -53,24 +59,76 @@ final class OutcomeRecorder {
         if (ex instanceof Error && !(ex instanceof AssertionError)) {
             logger.error("Queue '" + queue() + "': handler threw " + ex + " on job '" + job.id() + "'", ex);
         }
-        return fail(execution, errorText(ex.getClass().getName() + ": " + ex.getMessage()),
-                ex instanceof NonRetryableJobException);
+        return fail(execution, errorText(ex.getClass().getName() + ": " + ex.getMessage()), ex);
     }
 
-    /** Records a failed attempt: a retry after the backoff, or the dead set after the last attempt. */
-    DelayQueueObserver.Outcome fail(Execution execution, String error, boolean nonRetryable) {
+    /**
+     * Records a failed attempt: the dead set for a {@link NonRetryableJobException}, after the last
+     * attempt, or when the failure policy says so; else a retry after the policy's backoff.
+     */
+    DelayQueueObserver.Outcome fail(Execution execution, String error, Throwable failure) {
         StoredJob job = execution.job;
         int maxAttempts = endpoint.settings().maxAttempts();
-        if (nonRetryable || job.attempts() >= maxAttempts) {
+        String dead = failure instanceof NonRetryableJobException ? "not retryable"
+                : job.attempts() >= maxAttempts ? "last attempt" : null;
+        Duration backoff = null;
+        if (dead == null) {
+            try {
+                backoff = retryDelay(failure, job.attempts());
+                if (backoff == null) {
+                    dead = "not retried by the failure policy";
+                }
+            }
+            catch (RuntimeException ex) {
+                logger.error("Queue '" + queue() + "': the failure policy threw on job '" + job.id()
+                        + "'; retrying after the configured backoff", ex);
+                backoff = endpoint.settings().backoff().delayAfter(job.attempts(), ThreadLocalRandom.current().nextDouble());
+            }
+        }
+        if (dead != null) {
             logger.warn("Queue '" + queue() + "': job '" + job.id() + "' failed attempt " + job.attempts() + " of "
-                    + maxAttempts + "; moving it to the dead set: " + error);
+                    + maxAttempts + " (" + dead + "); moving it to the dead set: " + error);
             return bury(execution, error);
         }
-        Duration backoff = endpoint.settings().backoff().delayAfter(job.attempts(), ThreadLocalRandom.current().nextDouble());
+        Duration delay = backoff;
         logger.info("Queue '" + queue() + "': job '" + job.id() + "' failed attempt " + job.attempts() + " of " + maxAttempts
-                + "; retrying in " + backoff.toMillis() + " ms: " + error);
-        complete(execution, () -> refusedIfFalse(store.retry(partition, instanceId, job, error, backoff), job));
+                + "; retrying in " + delay.toMillis() + " ms: " + error);
+        complete(execution, () -> refusedIfFalse(store.retry(partition, instanceId, job, error, delay), job));
         return DelayQueueObserver.Outcome.RETRIED;
+    }
+
+    /** A handler that ran past its timeout: a failed attempt, told to the policy as a {@link TimeoutException}. */
+    DelayQueueObserver.Outcome timedOut(Execution execution, String error) {
+        return fail(execution, error, new TimeoutException(error));
+    }
+
+    /** The policy's delay before the next attempt after {@code failedAttempts}, or null for the dead set. */
+    private Duration retryDelay(Throwable failure, int failedAttempts) {
+        if (!endpoint.failurePolicy().isRetryable(queue(), failure)) {
+            return null;
+        }
+        long millis = delayAfter(endpoint.failurePolicy().backOff(queue()), failedAttempts);
+        return millis == BackOffExecution.STOP ? null : Duration.ofMillis(Math.max(0, millis));
+    }
+
+    /**
+     * The delay after {@code failedAttempts} failures: the last of as many {@code nextBackOff()} of a
+     * new execution (Redis keeps the count, not this JVM), up to {@value #MOST_BACKOFF_STEPS} of them.
+     */
+    static long delayAfter(BackOff backOff, int failedAttempts) {
+        if (backOff instanceof QueueSettings.ExponentialBackoff exponential) {
+            // the same delay as the steps would give, without them
+            return exponential.delayAfter(failedAttempts, ThreadLocalRandom.current().nextDouble()).toMillis();
+        }
+        BackOffExecution execution = backOff.start();
+        long delay = BackOffExecution.STOP;
+        for (int i = 0; i < Math.min(Math.max(1, failedAttempts), MOST_BACKOFF_STEPS); i++) {
+            delay = execution.nextBackOff();
+            if (delay == BackOffExecution.STOP) {
+                break;
+            }
+        }
+        return delay;
     }
 
     /** Moves a job to the dead set at once, with {@code error}. */

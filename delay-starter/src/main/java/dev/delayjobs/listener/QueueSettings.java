@@ -1,6 +1,10 @@
 package dev.delayjobs.listener;
 
 import java.time.Duration;
+import java.util.concurrent.ThreadLocalRandom;
+
+import org.springframework.util.backoff.BackOff;
+import org.springframework.util.backoff.BackOffExecution;
 
 import dev.delayjobs.RateLimit;
 
@@ -102,8 +106,12 @@ public record QueueSettings(int concurrency, int maxAttempts, ExponentialBackoff
         QueueSettings forQueue(String queue);
     }
 
-    /** The retry delays: {@code initial * multiplier^(attempt-1)}, capped at {@code max}, spread by ±{@code jitter}. */
-    public record ExponentialBackoff(Duration initial, double multiplier, Duration max, double jitter) {
+    /**
+     * The retry delays: {@code initial * multiplier^(attempt-1)}, capped at {@code max}, spread by
+     * ±{@code jitter}. As a Spring {@link BackOff}, the k-th {@code nextBackOff()} of an execution is
+     * the delay after failed attempt k, and it never stops (max attempts does).
+     */
+    public record ExponentialBackoff(Duration initial, double multiplier, Duration max, double jitter) implements BackOff {
 
         public ExponentialBackoff {
             if (initial == null || initial.isNegative()) {
@@ -129,6 +137,20 @@ public record QueueSettings(int concurrency, int maxAttempts, ExponentialBackoff
             double capped = Math.min(base, max.toMillis());
             double spread = capped * jitter * (2 * random - 1);
             return Duration.ofMillis(Math.max(0, Math.round(Math.min(capped + spread, max.toMillis()))));
+        }
+
+        @Override
+        public BackOffExecution start() {
+            return new BackOffExecution() {
+
+                private int failedAttempts;
+
+                @Override
+                public long nextBackOff() {
+                    failedAttempts = failedAttempts == Integer.MAX_VALUE ? failedAttempts : failedAttempts + 1;
+                    return delayAfter(failedAttempts, ThreadLocalRandom.current().nextDouble()).toMillis();
+                }
+            };
         }
     }
 }
