@@ -16,6 +16,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
+import dev.delayjobs.DelayContainerCustomizer;
 import dev.delayjobs.DelayPublisher;
 import dev.delayjobs.DelayQueueControl;
 import dev.delayjobs.bridge.BridgedQueues;
@@ -205,11 +206,11 @@ public final class DelayAutoConfiguration {
     ListenerContainerRegistry delayListenerContainerRegistry(RedisJobStore store, QueueLayouts layouts, QueueControls controls,
             QueueWatchdog watchdog,
             PayloadCodec codec, ConfiguredSettings settings, ObjectProvider<DelayQueueObserver> observers,
-            Environment environment, ObjectProvider<JobTracing> tracing) {
+            Environment environment, ObjectProvider<JobTracing> tracing, ObjectProvider<DelayContainerCustomizer> customizers) {
         // spring.threads.virtual.enabled=true on Java 21+: handlers run on virtual threads
         WorkerThreads threads = Threading.VIRTUAL.isActive(environment) ? WorkerThreads.VIRTUAL : WorkerThreads.PLATFORM;
         return new ListenerContainerRegistry(store, layouts, controls, watchdog, codec, settings.shutdownTimeout(), observer(observers), threads,
-                tracing.getIfAvailable(() -> JobTracing.NONE));
+                tracing.getIfAvailable(() -> JobTracing.NONE), () -> customizers.orderedStream().toList());
     }
 
     /** All observers in the context (the metrics, and any of the application's) as one. */

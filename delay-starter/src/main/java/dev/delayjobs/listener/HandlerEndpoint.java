@@ -47,6 +47,11 @@ final class HandlerEndpoint {
         return settings;
     }
 
+    /** The same method with other settings (those a {@code DelayContainerCustomizer} changed). */
+    HandlerEndpoint withSettings(QueueSettings other) {
+        return new HandlerEndpoint(beanName, bean, method, queue, other, payloadType, declaredPayloadType, wantsJob);
+    }
+
     JavaType payloadType() {
         return payloadType;
     }
