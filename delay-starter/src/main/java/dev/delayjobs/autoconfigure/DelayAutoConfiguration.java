@@ -201,14 +201,19 @@ public final class DelayAutoConfiguration {
         return new QueueWatchdog(store, settings.watchdog(), settings.instanceId());
     }
 
+    /** The starter's threads; spring.threads.virtual.enabled=true on Java 21+ runs the handlers on virtual threads. */
+    @Bean
+    @ConditionalOnMissingBean
+    WorkerThreads delayWorkerThreads(Environment environment) {
+        return Threading.VIRTUAL.isActive(environment) ? WorkerThreads.VIRTUAL : WorkerThreads.PLATFORM;
+    }
+
     @Bean
     @ConditionalOnMissingBean
     ListenerContainerRegistry delayListenerContainerRegistry(RedisJobStore store, QueueLayouts layouts, QueueControls controls,
             QueueWatchdog watchdog,
             PayloadCodec codec, ConfiguredSettings settings, ObjectProvider<DelayQueueObserver> observers,
-            Environment environment, ObjectProvider<JobTracing> tracing, ObjectProvider<DelayContainerCustomizer> customizers) {
-        // spring.threads.virtual.enabled=true on Java 21+: handlers run on virtual threads
-        WorkerThreads threads = Threading.VIRTUAL.isActive(environment) ? WorkerThreads.VIRTUAL : WorkerThreads.PLATFORM;
+            WorkerThreads threads, ObjectProvider<JobTracing> tracing, ObjectProvider<DelayContainerCustomizer> customizers) {
         return new ListenerContainerRegistry(store, layouts, controls, watchdog, codec, settings.shutdownTimeout(), observer(observers), threads,
                 tracing.getIfAvailable(() -> JobTracing.NONE), () -> customizers.orderedStream().toList());
     }

@@ -149,7 +149,7 @@ public final class ListenerContainerRegistry implements SmartLifecycle, SmartIni
         }
         List<Thread> stopping = new ArrayList<>();
         for (ListenerContainer container : all) {
-            Thread thread = new Thread(container::stop, "delay-stop-" + container.queue());
+            Thread thread = workerThreads.service("delay-stop-" + container.queue(), container::stop);
             thread.start();
             stopping.add(thread);
         }
