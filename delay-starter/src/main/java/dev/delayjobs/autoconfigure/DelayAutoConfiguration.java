@@ -16,6 +16,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
+import dev.delayjobs.DelayContainerCustomizer;
 import dev.delayjobs.DelayPublisher;
 import dev.delayjobs.DelayQueueControl;
 import dev.delayjobs.JobFailurePolicy;
@@ -214,16 +215,21 @@ public final class DelayAutoConfiguration {
         return new QueueWatchdog(store, settings.watchdog(), settings.instanceId());
     }
 
+    /** The starter's threads; spring.threads.virtual.enabled=true on Java 21+ runs the handlers on virtual threads. */
+    @Bean
+    @ConditionalOnMissingBean
+    WorkerThreads delayWorkerThreads(Environment environment) {
+        return Threading.VIRTUAL.isActive(environment) ? WorkerThreads.VIRTUAL : WorkerThreads.PLATFORM;
+    }
+
     @Bean
     @ConditionalOnMissingBean
     ListenerContainerRegistry delayListenerContainerRegistry(RedisJobStore store, QueueLayouts layouts, QueueControls controls,
             QueueWatchdog watchdog,
             PayloadCodec codec, ConfiguredSettings settings, ObjectProvider<DelayQueueObserver> observers,
-            Environment environment, ObjectProvider<JobTracing> tracing) {
-        // spring.threads.virtual.enabled=true on Java 21+: handlers run on virtual threads
-        WorkerThreads threads = Threading.VIRTUAL.isActive(environment) ? WorkerThreads.VIRTUAL : WorkerThreads.PLATFORM;
+            WorkerThreads threads, ObjectProvider<JobTracing> tracing, ObjectProvider<DelayContainerCustomizer> customizers) {
         return new ListenerContainerRegistry(store, layouts, controls, watchdog, codec, settings.shutdownTimeout(), observer(observers), threads,
-                tracing.getIfAvailable(() -> JobTracing.NONE));
+                tracing.getIfAvailable(() -> JobTracing.NONE), () -> customizers.orderedStream().toList());
     }
 
     /** All observers in the context (the metrics, and any of the application's) as one. */

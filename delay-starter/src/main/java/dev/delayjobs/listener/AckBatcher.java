@@ -48,13 +48,18 @@ final class AckBatcher {
 
     AckBatcher(String queue, RedisJobStore store, String instance, PendingAcks places, Consumer<StoredJob> acked,
             Consumer<List<StoredJob>> lost) {
+        this(queue, store, instance, places, acked, lost, WorkerThreads.PLATFORM);
+    }
+
+    AckBatcher(String queue, RedisJobStore store, String instance, PendingAcks places, Consumer<StoredJob> acked,
+            Consumer<List<StoredJob>> lost, WorkerThreads threads) {
         this.queue = queue;
         this.places = places;
         this.store = store;
         this.instance = instance;
         this.acked = acked;
         this.lost = lost;
-        this.thread = new Thread(this::run, "delay-" + queue + "-acker");
+        this.thread = threads.service("delay-" + queue + "-acker", this::run);
         this.thread.setDaemon(true);
     }
 

@@ -58,7 +58,7 @@ final class Claimer {
     private boolean startsOnly;
 
     Claimer(HandlerEndpoint endpoint, ConsumedPartition partition, RedisJobStore store, QueueWatchdog watchdog, ClaimGate gate,
-            JobRunner runner, HeldJobs held) {
+            JobRunner runner, HeldJobs held, WorkerThreads threads) {
         this.endpoint = endpoint;
         this.partition = partition;
         this.store = store;
@@ -67,7 +67,7 @@ final class Claimer {
         this.runner = runner;
         this.held = held;
         this.buffer = runner.buffer();
-        this.thread = new Thread(this::superviseClaimLoop, "delay-" + partition.name() + "-claimer");
+        this.thread = threads.service("delay-" + partition.name() + "-claimer", this::superviseClaimLoop);
     }
 
     void start() {

@@ -62,6 +62,11 @@ final class HandlerEndpoint {
         return failurePolicy;
     }
 
+    /** The same method with other settings (those a {@code DelayContainerCustomizer} changed), and the same failure policy. */
+    HandlerEndpoint withSettings(QueueSettings other) {
+        return new HandlerEndpoint(beanName, bean, method, queue, other, payloadType, declaredPayloadType, wantsJob, failurePolicy);
+    }
+
     JavaType payloadType() {
         return payloadType;
     }

@@ -75,7 +75,7 @@ final class JobRunner {
                 new SynchronousQueue<>(), workerThreads.forQueue(queue()));
         if (settings.handlerTimeout() != null) {
             timeouts = new ScheduledThreadPoolExecutor(1, task -> {
-                Thread thread = new Thread(task, "delay-" + queue() + "-timeout");
+                Thread thread = workerThreads.service("delay-" + queue() + "-timeout", task);
                 thread.setDaemon(true);
                 return thread;
             });

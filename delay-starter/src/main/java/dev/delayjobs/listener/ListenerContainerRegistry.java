@@ -7,12 +7,15 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.BeanInitializationException;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.context.SmartLifecycle;
 
+import dev.delayjobs.DelayContainerCustomizer;
 import dev.delayjobs.core.DelayQueueObserver;
 import dev.delayjobs.core.DurationText;
 import dev.delayjobs.core.JobTracing;
@@ -26,7 +29,7 @@ import dev.delayjobs.timer.QueueWatchdog;
  * Holds one {@link ListenerContainer} per {@code @DelayedHandler} queue and runs them with the
  * application context: they start last, once everything else is up, and stop first.
  */
-public final class ListenerContainerRegistry implements SmartLifecycle {
+public final class ListenerContainerRegistry implements SmartLifecycle, SmartInitializingSingleton {
 
     private static final Log logger = LogFactory.getLog(ListenerContainerRegistry.class);
 
@@ -42,12 +45,26 @@ public final class ListenerContainerRegistry implements SmartLifecycle {
     private final DelayQueueObserver observer;
     private final WorkerThreads workerThreads;
     private final JobTracing tracing;
+    /** The customizers in order, read once every singleton exists (they may depend on any bean). */
+    private final Supplier<List<DelayContainerCustomizer>> customizers;
+    private List<DelayContainerCustomizer> resolvedCustomizers;
     private final Map<String, Registered> containers = new LinkedHashMap<>();
     private volatile boolean running;
 
     public ListenerContainerRegistry(RedisJobStore store, QueueLayouts layouts, QueueControls controls, QueueWatchdog watchdog,
             PayloadCodec codec, Duration shutdownTimeout, DelayQueueObserver observer, WorkerThreads workerThreads,
             JobTracing tracing) {
+        this(store, layouts, controls, watchdog, codec, shutdownTimeout, observer, workerThreads, tracing, List::of);
+    }
+
+    /**
+     * A registry that applies {@code customizers} to each container before it is built: to those
+     * registered so far once every singleton exists, and to later ones when they register.
+     */
+    public ListenerContainerRegistry(RedisJobStore store, QueueLayouts layouts, QueueControls controls, QueueWatchdog watchdog,
+            PayloadCodec codec, Duration shutdownTimeout, DelayQueueObserver observer, WorkerThreads workerThreads,
+            JobTracing tracing, Supplier<List<DelayContainerCustomizer>> customizers) {
+        this.customizers = customizers;
         this.layouts = layouts;
         this.controls = controls;
         this.workerThreads = workerThreads;
@@ -65,9 +82,35 @@ public final class ListenerContainerRegistry implements SmartLifecycle {
             throw new BeanInitializationException("Two @DelayedHandler methods consume queue '" + endpoint.queue() + "': "
                     + existing.endpoint.describe() + " and " + endpoint.describe() + "; a queue has one handler");
         }
-        containers.put(endpoint.queue(),
-                new Registered(endpoint, new ListenerContainer(endpoint, store, layouts, watchdog, codec, shutdownTimeout, observer, workerThreads,
-                        tracing, controls)));
+        containers.put(endpoint.queue(), build(endpoint));
+    }
+
+    /** Applies the customizers to the containers registered while the singletons were created. */
+    @Override
+    public synchronized void afterSingletonsInstantiated() {
+        resolvedCustomizers = List.copyOf(customizers.get());
+        containers.replaceAll((queue, registered) -> build(registered.endpoint));
+    }
+
+    private Registered build(HandlerEndpoint endpoint) {
+        HandlerEndpoint built = endpoint;
+        Duration timeout = shutdownTimeout;
+        if (resolvedCustomizers != null && !resolvedCustomizers.isEmpty()) {
+            CustomizedContainer customized = new CustomizedContainer(endpoint.queue(), endpoint.settings(), shutdownTimeout);
+            for (DelayContainerCustomizer customizer : resolvedCustomizers) {
+                try {
+                    customizer.customize(customized);
+                }
+                catch (IllegalArgumentException ex) {
+                    throw new BeanInitializationException("Customizer " + customizer.getClass().getName() + " set an invalid value on queue '"
+                            + endpoint.queue() + "': " + ex.getMessage(), ex);
+                }
+            }
+            built = endpoint.withSettings(customized.settings());
+            timeout = customized.shutdownTimeout();
+        }
+        return new Registered(built, new ListenerContainer(built, store, layouts, watchdog, codec, timeout, observer, workerThreads,
+                tracing, controls));
     }
 
     /** The containers, in registration order. */
@@ -106,7 +149,7 @@ public final class ListenerContainerRegistry implements SmartLifecycle {
         }
         List<Thread> stopping = new ArrayList<>();
         for (ListenerContainer container : all) {
-            Thread thread = new Thread(container::stop, "delay-stop-" + container.queue());
+            Thread thread = workerThreads.service("delay-stop-" + container.queue(), container::stop);
             thread.start();
             stopping.add(thread);
         }

@@ -47,11 +47,11 @@ final class PartitionConsumer {
         acks = new AckBatcher(partition.name(), store, watchdog.instanceId(), pendingAcks, held::settled, lost -> {
             lost.forEach(held::settled);
             held.markUnknown();
-        });
+        }, workerThreads);
         OutcomeRecorder outcomes = new OutcomeRecorder(endpoint, partition.name(), store, watchdog.instanceId(), held, stopping);
         runner = new JobRunner(endpoint, codec, tracing, observer, outcomes, acks, held, workerThreads, workers,
                 new StartMarks(partition.name(), store), prefetchPace(settings.prefetch(), partition.count()));
-        claimer = new Claimer(endpoint, partition, store, watchdog, gate, runner, held);
+        claimer = new Claimer(endpoint, partition, store, watchdog, gate, runner, held, workerThreads);
     }
 
     /**

@@ -99,6 +99,10 @@ public record QueueSettings(int concurrency, int maxAttempts, ExponentialBackoff
         return new QueueSettings(concurrency, maxAttempts, backoff, autoStartup, value, rateLimit, pausedOnStartup, prefetch);
     }
 
+    QueueSettings withPrefetch(Integer value) {
+        return new QueueSettings(concurrency, maxAttempts, backoff, autoStartup, handlerTimeout, rateLimit, pausedOnStartup, value);
+    }
+
     /** Where the configured settings of a queue come from (the {@code delay.*} properties). */
     @FunctionalInterface
     public interface Source {

@@ -5,7 +5,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import org.springframework.core.task.VirtualThreadTaskExecutor;
 
-/** Makes the threads that run a queue's handlers: platform threads, or virtual ones on Java 21+. */
+/**
+ * Makes the starter's threads: those that run a queue's handlers, platform threads or virtual ones
+ * on Java 21+, and its own (a queue's claimer, acker and handler-timeout timer, a container's stop).
+ * The auto-configuration defines the {@code delayWorkerThreads} bean; an application's bean of this
+ * type replaces it (to set a context class loader or an uncaught-exception handler, say).
+ */
 @FunctionalInterface
 public interface WorkerThreads {
 
@@ -25,5 +30,17 @@ public interface WorkerThreads {
      */
     WorkerThreads VIRTUAL = queue -> new VirtualThreadTaskExecutor("delay-" + queue + "-").getVirtualThreadFactory();
 
+    /**
+     * The factory of the threads that run {@code queue}'s handlers; the pool using it keeps at most
+     * three times the queue's concurrency.
+     */
     ThreadFactory forQueue(String queue);
+
+    /**
+     * One of the starter's own threads, not started: a platform thread named {@code name}, whatever
+     * the handlers run on, as the caller sets it daemon or not.
+     */
+    default Thread service(String name, Runnable task) {
+        return new Thread(task, name);
+    }
 }

@@ -2,6 +2,9 @@ package dev.delayjobs.observation;
 
 import io.micrometer.common.KeyValues;
 
+import dev.delayjobs.observation.DelayObservationKeys.HighCardinality;
+import dev.delayjobs.observation.DelayObservationKeys.LowCardinality;
+
 /**
  * {@code delay.handler}, named {@code "<queue> process"}, with the messaging semantic conventions'
  * low-cardinality keys (system, operation, destination = the queue), and the job id and attempt.
@@ -23,13 +26,14 @@ public class DefaultDelayHandlerObservationConvention implements DelayHandlerObs
 
     @Override
     public KeyValues getLowCardinalityKeyValues(DelayHandlerContext context) {
-        return KeyValues.of("messaging.system", "redis", "messaging.operation", "process",
-                "messaging.destination.name", context.getQueue());
+        return KeyValues.of(LowCardinality.MESSAGING_SYSTEM.withValue("redis"),
+                LowCardinality.MESSAGING_OPERATION.withValue("process"),
+                LowCardinality.MESSAGING_DESTINATION_NAME.withValue(context.getQueue()));
     }
 
     @Override
     public KeyValues getHighCardinalityKeyValues(DelayHandlerContext context) {
-        return KeyValues.of("messaging.message.id", context.getJobId(), "delay.job.attempt",
-                Integer.toString(context.getAttempt()));
+        return KeyValues.of(HighCardinality.MESSAGING_MESSAGE_ID.withValue(context.getJobId()),
+                HighCardinality.JOB_ATTEMPT.withValue(Integer.toString(context.getAttempt())));
     }
 }

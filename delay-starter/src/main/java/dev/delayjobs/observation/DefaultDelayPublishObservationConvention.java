@@ -2,6 +2,9 @@ package dev.delayjobs.observation;
 
 import io.micrometer.common.KeyValues;
 
+import dev.delayjobs.observation.DelayObservationKeys.HighCardinality;
+import dev.delayjobs.observation.DelayObservationKeys.LowCardinality;
+
 /**
  * {@code delay.publish}, named {@code "<queue> publish"}, with the messaging semantic conventions'
  * low-cardinality keys (system, operation, destination = the queue) and the batch size.
@@ -23,12 +26,13 @@ public class DefaultDelayPublishObservationConvention implements DelayPublishObs
 
     @Override
     public KeyValues getLowCardinalityKeyValues(DelayPublishContext context) {
-        return KeyValues.of("messaging.system", "redis", "messaging.operation", "publish",
-                "messaging.destination.name", context.getQueue());
+        return KeyValues.of(LowCardinality.MESSAGING_SYSTEM.withValue("redis"),
+                LowCardinality.MESSAGING_OPERATION.withValue("publish"),
+                LowCardinality.MESSAGING_DESTINATION_NAME.withValue(context.getQueue()));
     }
 
     @Override
     public KeyValues getHighCardinalityKeyValues(DelayPublishContext context) {
-        return KeyValues.of("messaging.batch.message_count", Integer.toString(context.getJobCount()));
+        return KeyValues.of(HighCardinality.MESSAGING_BATCH_MESSAGE_COUNT.withValue(Integer.toString(context.getJobCount())));
     }
 }
