@@ -34,7 +34,7 @@ final class StartupChecks implements SmartLifecycle {
     @Override
     public void start() {
         // checked when the store was built already, unless its client's NameMapper could not be read
-        if (!store.keysPassUnchanged()) {
+        if (store.keysCheckNeedsRedis() && !store.keysPassUnchanged()) {
             throw keysRenamed();
         }
         refuseNewerDataFormat();
