@@ -5,8 +5,6 @@ import java.util.Objects;
 
 import org.springframework.boot.convert.DurationStyle;
 
-import dev.delayjobs.core.DurationText;
-
 /**
  * At most {@code permits} jobs of a queue start in any window of {@code window}, counted across
  * every instance that consumes the queue. Written {@code permits/window}: {@code 100/1s},
@@ -38,10 +36,10 @@ public record RateLimit(int permits, Duration window) {
             throw new IllegalArgumentException("rate limit permits must be between 1 and " + MAX_PERMITS + ", was " + permits);
         }
         if (window.compareTo(SHORTEST) < 0 || window.compareTo(LONGEST) > 0) {
-            throw new IllegalArgumentException("rate limit window must be between 10ms and 1h, was " + DurationText.of(window));
+            throw new IllegalArgumentException("rate limit window must be between 10ms and 1h, was " + text(window));
         }
         if (window.toNanos() % 1_000_000 != 0) {
-            throw new IllegalArgumentException("rate limit window must be whole milliseconds, was " + DurationText.of(window));
+            throw new IllegalArgumentException("rate limit window must be whole milliseconds, was " + text(window));
         }
     }
 
@@ -86,6 +84,29 @@ public record RateLimit(int permits, Duration window) {
 
     @Override
     public String toString() {
-        return permits + "/" + DurationText.of(window);
+        return permits + "/" + text(window);
+    }
+
+    /**
+     * {@code duration} as written in properties: in the largest unit that holds it exactly
+     * ({@code 500ms}, {@code 1s}, {@code 2h}). The API package depends on nothing of the starter's
+     * internals, so it does not borrow their formatter.
+     */
+    private static String text(Duration duration) {
+        if (duration.abs().compareTo(Duration.ofDays(36_500)) > 0) {
+            return duration.toDays() + "d"; // too long for nanoseconds in a long
+        }
+        long nanos = duration.toNanos();
+        long[] unitNanos = { 86_400_000_000_000L, 3_600_000_000_000L, 60_000_000_000L, 1_000_000_000L, 1_000_000L, 1_000L };
+        String[] units = { "d", "h", "m", "s", "ms", "us" };
+        if (nanos == 0) {
+            return "0ms";
+        }
+        for (int i = 0; i < units.length; i++) {
+            if (nanos % unitNanos[i] == 0) {
+                return nanos / unitNanos[i] + units[i];
+            }
+        }
+        return nanos + "ns";
     }
 }

@@ -8,6 +8,7 @@ import dev.delayjobs.DelayPublisher;
 import dev.delayjobs.JobInfo;
 import dev.delayjobs.JobState;
 import dev.delayjobs.partition.PartitionedQueues;
+import dev.delayjobs.queue.QueueName;
 import dev.delayjobs.redis.QueueTestOperations;
 import dev.delayjobs.redis.QueueStats;
 
@@ -73,11 +74,8 @@ public final class DelayQueueTester {
         if (window == null || window.isNegative()) {
             throw new IllegalArgumentException("window must be zero or positive, was " + window);
         }
-        long moved = 0;
-        for (String partition : store.layout(queue).partitions()) {
-            moved += operations.fastForward(partition, window);
-        }
-        return moved;
+        return store.onEveryPartition(QueueName.of(queue), partition -> operations.fastForward(partition, window)).stream()
+                .mapToLong(Long::longValue).sum();
     }
 
     /**
@@ -138,7 +136,7 @@ public final class DelayQueueTester {
      */
     public void awaitIdle(String queue) {
         await("queue '" + queue + "' to be idle", () -> {
-            QueueStats stats = store.stats(queue).total();
+            QueueStats stats = store.stats(QueueName.of(queue)).total();
             boolean due = stats.nextDueAt() >= 0 && stats.nextDueAt() <= stats.serverNow();
             return stats.ready() == 0 && stats.running() == 0 && !due ? Result.finished()
                     : Result.waiting(stats.ready() + " ready, " + stats.running() + " running" + (due ? ", delayed jobs due" : ""));
@@ -154,7 +152,7 @@ public final class DelayQueueTester {
      */
     public void clear(String... queues) {
         for (String queue : queues) {
-            store.layout(queue).partitions().forEach(operations::clear);
+            clear(QueueName.of(queue));
         }
     }
 
@@ -163,7 +161,23 @@ public final class DelayQueueTester {
      * application with that prefix published to or consumed, as {@link #clear} does.
      */
     public void clearAll() {
-        clear(store.knownQueues().toArray(String[]::new));
+        for (String queue : store.knownQueues()) {
+            QueueName name;
+            try {
+                name = QueueName.of(queue);
+            }
+            catch (IllegalArgumentException notAQueueName) {
+                continue; // an entry no publisher could have written names no keys of a queue
+            }
+            clear(name);
+        }
+    }
+
+    private void clear(QueueName queue) {
+        store.onEveryPartition(queue, partition -> {
+            operations.clear(partition);
+            return null;
+        });
     }
 
     private void await(String what, Supplier<Result> check) {

@@ -14,6 +14,7 @@ import org.apache.commons.logging.LogFactory;
 import dev.delayjobs.core.DelayQueueObserver;
 import dev.delayjobs.redis.QueueStats;
 import dev.delayjobs.partition.PartitionedQueues;
+import dev.delayjobs.queue.QueueName;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -55,7 +56,7 @@ public class DelayQueueMetrics implements MeterBinder, DelayQueueObserver {
     public void bindTo(MeterRegistry registry) {
         this.registry = registry;
         try {
-            RegisteredQueues.of(store).forEach(this::meters);
+            RegisteredQueues.of(store).forEach(queue -> meters(queue.value()));
         }
         catch (RuntimeException ex) {
             logger.warn("Cannot list the delay queues for metrics; each is added when first used here: " + ex.getMessage());
@@ -111,7 +112,7 @@ public class DelayQueueMetrics implements MeterBinder, DelayQueueObserver {
         synchronized (cached) {
             if (!cached.read || System.nanoTime() - cached.readAt > cacheTtl.toNanos()) {
                 try {
-                    cached.value = store.stats(queue).total();
+                    cached.value = store.stats(QueueName.of(queue)).total();
                 }
                 catch (RuntimeException ex) {
                     cached.value = null;

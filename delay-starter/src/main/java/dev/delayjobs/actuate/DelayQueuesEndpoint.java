@@ -18,8 +18,9 @@ import dev.delayjobs.RateLimit;
 import dev.delayjobs.bridge.RedissonQueueMigration;
 import dev.delayjobs.core.JobArguments;
 import dev.delayjobs.listener.ListenerContainerRegistry;
-import dev.delayjobs.redis.DeadJobs;
 import dev.delayjobs.partition.PartitionedQueues;
+import dev.delayjobs.queue.QueueName;
+import dev.delayjobs.redis.DeadJobs;
 
 /**
  * {@code /actuator/delayqueues}: every queue known under the key prefix, with its counts,
@@ -58,8 +59,8 @@ public class DelayQueuesEndpoint {
     @ReadOperation
     public QueuesReport queues() {
         Map<String, QueueView> queues = new TreeMap<>();
-        for (String queue : RegisteredQueues.of(store)) {
-            queues.put(queue, view(queue));
+        for (QueueName queue : RegisteredQueues.of(store)) {
+            queues.put(queue.value(), view(queue));
         }
         return new QueuesReport(queues);
     }
@@ -73,7 +74,8 @@ public class DelayQueuesEndpoint {
     @ReadOperation
     public @Nullable QueueReport queue(@Selector String queue, @Nullable Integer page, @Nullable Integer size,
             @Nullable String after) {
-        if (!isKnown(queue)) {
+        QueueName name = known(queue);
+        if (name == null) {
             return null;
         }
         int pageSize = size == null ? DEFAULT_PAGE_SIZE : size;
@@ -93,7 +95,7 @@ public class DelayQueuesEndpoint {
             catch (IllegalArgumentException ex) {
                 throw new InvalidEndpointRequestException("after: " + ex.getMessage(), "invalid after");
             }
-            dead = store.deadPageAfter(queue, cursor, pageSize);
+            dead = store.deadPageAfter(name, cursor, pageSize);
         }
         else {
             int pageNumber = page == null ? 0 : page;
@@ -102,13 +104,13 @@ public class DelayQueuesEndpoint {
                         + "pages by number reach the " + MAX_PAGE_DEPTH + " newest dead jobs ((page + 1) * size <= "
                         + MAX_PAGE_DEPTH + "); read further with after=<the 'next' of the previous page>", "page too deep");
             }
-            dead = store.deadPage(queue, pageNumber * pageSize, pageSize);
+            dead = store.deadPage(name, pageNumber * pageSize, pageSize);
         }
         List<DeadJobView> jobs = dead.jobs().stream()
                 .map(j -> new DeadJobView(j.id(), j.attempts(), j.lastError(), Instant.ofEpochMilli(j.diedAt())))
                 .toList();
         String next = dead.jobs().size() < pageSize ? null : DeadJobs.Cursor.of(dead.jobs().get(pageSize - 1)).toString();
-        return new QueueReport(queue, view(queue), new DeadJobsPage(after != null ? null : (page == null ? 0 : page),
+        return new QueueReport(queue, view(name), new DeadJobsPage(after != null ? null : (page == null ? 0 : page),
                 pageSize, dead.total(), jobs, next));
     }
 
@@ -124,7 +126,8 @@ public class DelayQueuesEndpoint {
     @WriteOperation
     public @Nullable ActionResult act(@Selector String queue, @Selector String action, @Nullable String id,
             @Nullable Boolean all, @Nullable String limit) {
-        if (!isKnown(queue)) {
+        QueueName name = known(queue);
+        if (name == null) {
             return null;
         }
         ActionResult onQueue = switch (action) {
@@ -158,13 +161,13 @@ public class DelayQueuesEndpoint {
         }
         List<String> ids = id == null ? List.of() : List.of(id);
         long affected = switch (action) {
-            case "requeue-dead" -> store.requeueDead(queue, ids);
-            case "delete-dead" -> store.deleteDead(queue, ids);
+            case "requeue-dead" -> store.requeueDead(name, ids);
+            case "delete-dead" -> store.deleteDead(name, ids);
             case "cancel" -> {
                 if (id == null) {
                     throw new InvalidEndpointRequestException("cancel needs the id of the job", "missing id");
                 }
-                yield store.cancel(queue, id) ? 1 : 0;
+                yield store.cancel(name, id) ? 1 : 0;
             }
             default -> throw new InvalidEndpointRequestException("unknown action '" + action
                     + "': use requeue-dead, delete-dead, cancel, pause, resume, rate-limit or migrate", "unknown action");
@@ -203,24 +206,26 @@ public class DelayQueuesEndpoint {
         }
     }
 
-    private QueueView view(String queue) {
+    private QueueView view(QueueName queue) {
         RateLimit configured = registry == null ? null
-                : registry.getContainer(queue).map(c -> c.settings().rateLimit()).orElse(null);
+                : registry.getContainer(queue.value()).map(c -> c.settings().rateLimit()).orElse(null);
         return QueueView.of(store.stats(queue), hasLocalHandler(queue), configured);
     }
 
-    private boolean isKnown(String queue) {
+    /** The queue named {@code queue} when it is a valid name the registry holds; null otherwise (404). */
+    private @Nullable QueueName known(String queue) {
+        QueueName name;
         try {
-            JobArguments.queue(queue);
+            name = QueueName.of(queue);
         }
         catch (IllegalArgumentException ex) {
-            return false;
+            return null;
         }
-        return RegisteredQueues.of(store).contains(queue);
+        return RegisteredQueues.of(store).contains(name) ? name : null;
     }
 
-    private boolean hasLocalHandler(String queue) {
-        return registry != null && registry.getContainer(queue).isPresent();
+    private boolean hasLocalHandler(QueueName queue) {
+        return registry != null && registry.getContainer(queue.value()).isPresent();
     }
 
     /** Every known queue by name. */

@@ -15,6 +15,7 @@ import dev.delayjobs.redis.MemoryPolicies;
 import dev.delayjobs.redis.QueueStats;
 import dev.delayjobs.partition.PartitionedQueues;
 import dev.delayjobs.partition.PartitionedStats;
+import dev.delayjobs.queue.QueueName;
 
 /**
  * {@code delayQueues} health: DOWN when Redis cannot be reached; the configured status (DOWN by
@@ -77,8 +78,9 @@ public class DelayQueuesHealthIndicator implements HealthIndicator {
     private void doHealthCheck(Health.Builder builder) {
         Map<String, Object> queues = new LinkedHashMap<>();
         Map<String, Long> overdue = new LinkedHashMap<>();
-        for (String queue : RegisteredQueues.of(store)) {
-            PartitionedStats partitioned = store.stats(queue);
+        for (QueueName name : RegisteredQueues.of(store)) {
+            String queue = name.value();
+            PartitionedStats partitioned = store.stats(name);
             QueueStats stats = partitioned.total();
             long lateness = stats.oldestLatenessMillis();
             Map<String, Object> detail = new LinkedHashMap<>();

@@ -7,8 +7,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
-import dev.delayjobs.core.JobArguments;
 import dev.delayjobs.partition.PartitionedQueues;
+import dev.delayjobs.queue.QueueName;
 
 /**
  * The queue names of the registry that the endpoint, health and metrics show: only valid queue
@@ -24,11 +24,11 @@ final class RegisteredQueues {
     }
 
     /** The valid queue names of the registry, sorted. */
-    static Set<String> of(PartitionedQueues store) {
-        Set<String> names = new TreeSet<>();
+    static Set<QueueName> of(PartitionedQueues store) {
+        Set<QueueName> names = new TreeSet<>();
         for (String name : store.knownQueues()) {
             try {
-                names.add(JobArguments.queue(name));
+                names.add(QueueName.of(name));
             }
             catch (IllegalArgumentException notAQueueName) {
                 if (reported.size() < 100 && reported.add(name)) {

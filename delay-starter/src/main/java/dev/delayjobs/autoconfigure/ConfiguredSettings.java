@@ -17,7 +17,8 @@ import dev.delayjobs.RateLimit;
 import dev.delayjobs.core.DurationText;
 import dev.delayjobs.core.JobArguments;
 import dev.delayjobs.listener.QueueSettings;
-import dev.delayjobs.redis.QueueLayoutStore;
+import dev.delayjobs.queue.Partition;
+import dev.delayjobs.queue.QueueName;
 import dev.delayjobs.redis.ReplicaConfirmation;
 import dev.delayjobs.timer.WatchdogSettings;
 
@@ -55,20 +56,20 @@ final class ConfiguredSettings implements QueueSettings.Source {
 
     /**
      * The partition count of each queue that sets {@code delay.queues.<queue>.partitions}: 1 to
-     * {@value QueueLayoutStore#MAX_PARTITIONS}, not with compatibility mode, and no rate limit with
+     * {@value Partition#MAX_COUNT}, not with compatibility mode, and no rate limit with
      * fewer permits than partitions (each partition lets its share start).
      */
-    Map<String, Integer> partitions() {
-        Map<String, Integer> partitions = new LinkedHashMap<>();
+    Map<QueueName, Integer> partitions() {
+        Map<QueueName, Integer> partitions = new LinkedHashMap<>();
         properties.getQueues().forEach((queue, o) -> {
             Integer n = o.getPartitions();
             if (n == null) {
                 return;
             }
             String name = "delay.queues." + queue + ".partitions";
-            if (n < 1 || n > QueueLayoutStore.MAX_PARTITIONS) {
+            if (n < 1 || n > Partition.MAX_COUNT) {
                 throw new InvalidConfigurationPropertyValueException(name, n,
-                        "must be between 1 and " + QueueLayoutStore.MAX_PARTITIONS);
+                        "must be between 1 and " + Partition.MAX_COUNT);
             }
             if (n > 1 && o.getRedissonDelayedQueue() != null) {
                 throw new InvalidConfigurationPropertyValueException(name, n, "a queue that bridges a Redisson "
@@ -81,7 +82,7 @@ final class ConfiguredSettings implements QueueSettings.Source {
                         "allows " + limit.permits() + " job(s) per window, fewer than the queue's " + n + " partitions, "
                                 + "each of which lets its share start: allow at least " + n);
             }
-            partitions.put(queue, n);
+            partitions.put(QueueName.of(queue), n);
         });
         return partitions;
     }

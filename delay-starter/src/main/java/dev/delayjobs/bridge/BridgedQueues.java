@@ -7,6 +7,8 @@ import java.util.Optional;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
+import dev.delayjobs.queue.QueueName;
+
 /** The queues of this application that bridge a Redisson {@code RDelayedQueue}, by name. */
 public final class BridgedQueues {
 
@@ -16,8 +18,8 @@ public final class BridgedQueues {
         this.byName = queues.stream().collect(Collectors.toUnmodifiableMap(BridgedQueue::queue, Function.identity()));
     }
 
-    public Optional<BridgedQueue> find(String queue) {
-        return Optional.ofNullable(byName.get(queue));
+    public Optional<BridgedQueue> find(QueueName queue) {
+        return Optional.ofNullable(byName.get(queue.value()));
     }
 
     public Collection<BridgedQueue> all() {

@@ -12,6 +12,7 @@ import dev.delayjobs.PublishRequest;
 import dev.delayjobs.core.JobArguments;
 import dev.delayjobs.core.PublishDeferral;
 import dev.delayjobs.core.RedisDelayPublisher;
+import dev.delayjobs.queue.QueueName;
 import dev.delayjobs.redis.RedissonQueueStore;
 
 /**
@@ -76,7 +77,7 @@ public final class BridgingDelayPublisher implements DelayPublisher {
      */
     @Override
     public List<String> publishAll(String queue, List<PublishRequest> requests) {
-        Optional<BridgedQueue> bridged = queues.find(JobArguments.queue(queue)).filter(BridgedQueue::offersPublishes);
+        Optional<BridgedQueue> bridged = queues.find(QueueName.of(queue)).filter(BridgedQueue::offersPublishes);
         if (bridged.isEmpty()) {
             return nativePublisher.publishAll(queue, requests);
         }
@@ -145,7 +146,7 @@ public final class BridgingDelayPublisher implements DelayPublisher {
     }
 
     private void refuseIfBridged(String queue, String what) {
-        queues.find(JobArguments.queue(queue)).filter(BridgedQueue::offersPublishes).ifPresent(bridged -> {
+        queues.find(QueueName.of(queue)).filter(BridgedQueue::offersPublishes).ifPresent(bridged -> {
             throw BridgedQueues.refused(bridged, what);
         });
     }

@@ -10,6 +10,7 @@ import dev.delayjobs.DelayQueueException;
 import dev.delayjobs.core.PayloadCodec;
 import dev.delayjobs.listener.ListenerContainer;
 import dev.delayjobs.listener.ListenerContainerRegistry;
+import dev.delayjobs.queue.QueueName;
 import dev.delayjobs.redis.RedissonQueueStore;
 import dev.delayjobs.redis.RedissonQueueStore.Adopted;
 import dev.delayjobs.redis.RedissonQueueStore.Element;
@@ -70,7 +71,7 @@ public final class RedissonQueueMigration {
      * @throws IllegalStateException if the queue has no handler in this application
      */
     public Result migrate(String queue) {
-        BridgedQueue bridged = queues.find(queue).orElseThrow(() -> new IllegalArgumentException("Queue '" + queue
+        BridgedQueue bridged = queues.find(QueueName.of(queue)).orElseThrow(() -> new IllegalArgumentException("Queue '" + queue
                 + "' does not bridge a Redisson RDelayedQueue (no delay.queues." + queue + ".redisson-delayed-queue): "
                 + "there is nothing to migrate"));
         ListenerContainer container = registry.getContainer(queue).orElseThrow(() -> new IllegalStateException("Queue '"

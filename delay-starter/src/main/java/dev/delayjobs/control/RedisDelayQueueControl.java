@@ -6,9 +6,9 @@ import org.jspecify.annotations.Nullable;
 
 import dev.delayjobs.DelayQueueControl;
 import dev.delayjobs.RateLimit;
-import dev.delayjobs.core.JobArguments;
 import dev.delayjobs.partition.PartitionedQueues;
 import dev.delayjobs.partition.QueueLayout;
+import dev.delayjobs.queue.QueueName;
 import dev.delayjobs.redis.QueueControls;
 import dev.delayjobs.redis.RedisJobStore;
 
@@ -33,53 +33,47 @@ public final class RedisDelayQueueControl implements DelayQueueControl {
 
     @Override
     public boolean pause(String queue) {
-        JobArguments.queue(queue);
+        QueueName name = QueueName.of(queue);
         // a queue paused before its first publish or consumer is shown by the endpoint all the same
-        store.registerQueue(queue);
-        boolean paused = false;
-        for (String partition : queues.layout(queue).partitions()) {
-            paused |= controls.pause(partition, false);
-        }
+        store.registerQueue(name.value());
+        boolean paused = queues.onEveryPartition(name, partition -> controls.pause(partition.name(), false)).contains(true);
         if (paused) {
-            logger.info("Queue '" + queue + "' paused: no instance claims its jobs until it is resumed");
+            logger.info("Queue '" + name + "' paused: no instance claims its jobs until it is resumed");
         }
         return paused;
     }
 
     @Override
     public boolean resume(String queue) {
-        JobArguments.queue(queue);
-        boolean resumed = false;
-        for (String partition : queues.layout(queue).partitions()) {
-            resumed |= controls.resume(partition);
-        }
+        QueueName name = QueueName.of(queue);
+        boolean resumed = queues.onEveryPartition(name, partition -> controls.resume(partition.name())).contains(true);
         if (resumed) {
-            logger.info("Queue '" + queue + "' resumed");
+            logger.info("Queue '" + name + "' resumed");
         }
         return resumed;
     }
 
     @Override
     public void setRateLimit(String queue, @Nullable RateLimit limit) {
-        JobArguments.queue(queue);
-        QueueLayout layout = queues.layout(queue);
+        QueueName name = QueueName.of(queue);
+        QueueLayout layout = queues.layout(name);
         if (limit != null && limit.permits() < layout.size()) {
-            throw new IllegalArgumentException("rate limit " + limit + " allows fewer jobs per window than queue '" + queue
+            throw new IllegalArgumentException("rate limit " + limit + " allows fewer jobs per window than queue '" + name
                     + "' has partitions (" + layout.size() + "), each of which lets its share start: allow at least "
                     + layout.size());
         }
-        store.registerQueue(queue);
-        for (String partition : layout.partitions()) {
-            controls.setRateLimit(partition, limit);
-        }
-        logger.info(limit == null ? "Queue '" + queue + "': runtime rate limit cleared (each instance applies its configured one)"
-                : "Queue '" + queue + "': rate limit set to " + limit + " for every instance");
+        store.registerQueue(name.value());
+        PartitionedQueues.onEveryPartition(layout, partition -> {
+            controls.setRateLimit(partition.name(), limit);
+            return null;
+        });
+        logger.info(limit == null ? "Queue '" + name + "': runtime rate limit cleared (each instance applies its configured one)"
+                : "Queue '" + name + "': rate limit set to " + limit + " for every instance");
     }
 
     @Override
     public QueueControlState state(String queue) {
-        JobArguments.queue(queue);
         // set on every partition at once: the first one's stands for the queue
-        return controls.state(queues.layout(queue).partitions().get(0));
+        return controls.state(queues.layout(QueueName.of(queue)).all().get(0).name());
     }
 }

@@ -2,18 +2,17 @@ package dev.delayjobs.core;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.regex.Pattern;
+
+import dev.delayjobs.queue.QueueName;
 
 /** The rules every public entry point applies to queue names, job ids and delays. */
 public final class JobArguments {
 
     /** Longest queue name accepted. */
-    public static final int MAX_QUEUE_LENGTH = 100;
+    public static final int MAX_QUEUE_LENGTH = QueueName.MAX_LENGTH;
 
     /** Longest job id or business key accepted. */
     public static final int MAX_ID_LENGTH = 256;
-
-    private static final Pattern QUEUE = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0," + (MAX_QUEUE_LENGTH - 1) + "}");
 
     /** Longest delay accepted: 100 years. */
     public static final Duration MAX_DELAY = Duration.ofDays(36_500);
@@ -24,16 +23,12 @@ public final class JobArguments {
     private JobArguments() {
     }
 
-    /** Checks a queue name: letters, digits, '.', '_' or '-', starting with a letter or digit. */
+    /**
+     * Checks a queue name (see {@link QueueName}), for the callers that keep it as a string (the
+     * consumers); the other layers take a {@link QueueName}.
+     */
     public static String queue(String queue) {
-        if (queue == null) {
-            throw new IllegalArgumentException("queue name must not be null");
-        }
-        if (!QUEUE.matcher(queue).matches()) {
-            throw new IllegalArgumentException("invalid queue name '" + queue + "': use 1 to " + MAX_QUEUE_LENGTH
-                    + " letters, digits, '.', '_' or '-', starting with a letter or digit");
-        }
-        return queue;
+        return QueueName.of(queue).value();
     }
 
     /** Checks a job id or business key: not blank, at most 256 characters, no control characters. */

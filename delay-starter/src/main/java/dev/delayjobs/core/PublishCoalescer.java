@@ -11,6 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 
 import dev.delayjobs.DelayQueueException;
+import dev.delayjobs.queue.Partition;
 import dev.delayjobs.redis.NewJob;
 import dev.delayjobs.redis.PublishOutcome;
 import dev.delayjobs.redis.RedisJobStore;
@@ -28,22 +29,22 @@ import dev.delayjobs.redis.RedisJobStore;
 final class PublishCoalescer {
 
     /** Most jobs in one shared call: the publisher's chunk size, which bounds how long a call holds Redis. */
-    static final int MAX_JOBS = RedisDelayPublisher.BATCH_CHUNK;
+    static final int MAX_JOBS = RoutedPublish.BATCH_CHUNK;
 
     private final RedisJobStore store;
-    private final Map<String, Lane> lanes = new ConcurrentHashMap<>();
+    private final Map<Partition, Lane> lanes = new ConcurrentHashMap<>();
 
     PublishCoalescer(RedisJobStore store) {
         this.store = store;
     }
 
     /**
-     * Stores {@code jobs} (at most {@value #MAX_JOBS}) in {@code queue}, an unpartitioned queue or a
-     * partition of a queue of {@code partitions}, alone or with other callers' jobs; returns their
+     * Stores {@code jobs} (at most {@value #MAX_JOBS}) in {@code partition} (under the layout of its
+     * count: one lane per partition and count), alone or with other callers' jobs; returns their
      * outcomes in order.
      */
-    List<PublishOutcome> publish(String queue, int partitions, List<NewJob> jobs) {
-        Lane lane = lanes.computeIfAbsent(queue + "/" + partitions, q -> new Lane(queue, partitions));
+    List<PublishOutcome> publish(Partition partition, List<NewJob> jobs) {
+        Lane lane = lanes.computeIfAbsent(partition, p -> new Lane(p.name(), p.count()));
         Pending mine = new Pending(jobs);
         List<Pending> call = null;
         synchronized (lane) {

@@ -5,41 +5,33 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 import java.util.concurrent.ThreadLocalRandom;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import dev.delayjobs.DelayPublisher;
-import dev.delayjobs.DelayQueueException;
 import dev.delayjobs.JobInfo;
 import dev.delayjobs.PublishRequest;
 import dev.delayjobs.partition.PartitionedQueues;
-import dev.delayjobs.partition.QueueLayout;
-import dev.delayjobs.redis.LayoutChangedException;
+import dev.delayjobs.queue.QueueName;
 import dev.delayjobs.redis.NewJob;
-import dev.delayjobs.redis.PublishOutcome;
 import dev.delayjobs.redis.RedisJobStore;
 
 /**
- * The {@link DelayPublisher} of the starter: checks every argument, then stores the jobs in one
- * script call, which concurrent publishes to the same queue share ({@link PublishCoalescer}).
+ * The {@link DelayPublisher} of the starter: checks every argument, sends the jobs that wait for a
+ * transaction's commit after it, and has the rest stored at once ({@link RoutedPublish}: in script
+ * calls that concurrent publishes to the same partition share).
  */
 public final class RedisDelayPublisher implements DelayPublisher {
 
     private static final Log logger = LogFactory.getLog(RedisDelayPublisher.class);
 
-    /** Jobs per script call in {@link #publishAll}: bounds how long one call holds Redis. */
-    static final int BATCH_CHUNK = 500;
-
     private final RedisJobStore store;
     private final PartitionedQueues queues;
-    private final PublishCoalescer coalescer;
+    private final RoutedPublish routed;
     private final PayloadCodec codec;
-    private final DelayQueueObserver observer;
     private final PublishDeferral deferral;
     private final boolean afterCommitByDefault;
     private final JobTracing tracing;
@@ -54,9 +46,8 @@ public final class RedisDelayPublisher implements DelayPublisher {
         this.tracing = tracing;
         this.store = store;
         this.queues = queues;
-        this.coalescer = new PublishCoalescer(store);
+        this.routed = new RoutedPublish(queues, new PublishCoalescer(store), observer);
         this.codec = codec;
-        this.observer = observer;
         this.deferral = deferral;
         this.afterCommitByDefault = afterCommitByDefault;
     }
@@ -88,7 +79,7 @@ public final class RedisDelayPublisher implements DelayPublisher {
 
     @Override
     public List<String> publishAll(String queue, List<PublishRequest> requests) {
-        JobArguments.queue(queue);
+        QueueName name = QueueName.of(queue);
         if (requests == null) {
             throw new IllegalArgumentException("requests must not be null");
         }
@@ -113,20 +104,20 @@ public final class RedisDelayPublisher implements DelayPublisher {
         if (jobs.isEmpty()) {
             return List.of();
         }
-        store.registerQueue(queue);
-        return tracing.publish(queue, jobs.size(), headers -> storeNowOrAfterCommit(queue,
+        store.registerQueue(name.value());
+        return tracing.publish(queue, jobs.size(), headers -> storeNowOrAfterCommit(name,
                 headers.isEmpty() ? jobs : jobs.stream().map(job -> job.carrying(headers)).toList(), generated, later, now));
     }
 
     /** Stores the jobs at {@code now} positions at once and those at {@code later} after the commit; returns every id in order. */
-    private List<String> storeNowOrAfterCommit(String queue, List<NewJob> jobs, boolean[] generated, List<Integer> later,
+    private List<String> storeNowOrAfterCommit(QueueName queue, List<NewJob> jobs, boolean[] generated, List<Integer> later,
             List<Integer> now) {
         int count = jobs.size();
         if (!later.isEmpty()) {
             List<NewJob> waiting = pick(jobs, later);
             boolean[] waitingGenerated = pick(generated, later);
             if (deferral.deferToCommit(() -> storeAfterCommit(queue, waiting, waitingGenerated))) {
-                List<String> stored = store(queue, pick(jobs, now), pick(generated, now));
+                List<String> stored = routed.store(queue, pick(jobs, now), pick(generated, now));
                 String[] ids = new String[count];
                 for (int i = 0; i < now.size(); i++) {
                     ids[now.get(i)] = stored.get(i);
@@ -137,19 +128,7 @@ public final class RedisDelayPublisher implements DelayPublisher {
                 return List.of(ids);
             }
         }
-        return store(queue, jobs, generated);
-    }
-
-    /** Stores jobs in chunks; returns their ids in order (a generated id that clashed is drawn again). */
-    private List<String> store(String queue, List<NewJob> jobs, boolean[] generated) {
-        List<String> ids = new ArrayList<>(jobs.size());
-        for (int from = 0; from < jobs.size(); from += BATCH_CHUNK) {
-            List<NewJob> chunk = new ArrayList<>(jobs.subList(from, Math.min(jobs.size(), from + BATCH_CHUNK)));
-            int created = publishChunk(queue, chunk, generated, from);
-            chunk.forEach(job -> ids.add(job.id()));
-            observer.published(queue, created);
-        }
-        return ids;
+        return routed.store(queue, jobs, generated);
     }
 
     /**
@@ -157,8 +136,8 @@ public final class RedisDelayPublisher implements DelayPublisher {
      * next to never) is drawn again rather than the job lost; the caller's id then names no job.
      * A failure propagates to the code that committed the transaction.
      */
-    private void storeAfterCommit(String queue, List<NewJob> jobs, boolean[] generated) {
-        List<String> stored = store(queue, jobs, generated);
+    private void storeAfterCommit(QueueName queue, List<NewJob> jobs, boolean[] generated) {
+        List<String> stored = routed.store(queue, jobs, generated);
         for (int i = 0; i < jobs.size(); i++) {
             if (!stored.get(i).equals(jobs.get(i).id())) {
                 logger.error("Queue '" + queue + "': the generated id '" + jobs.get(i).id() + "' of a job published "
@@ -167,7 +146,7 @@ public final class RedisDelayPublisher implements DelayPublisher {
         }
     }
 
-    private static <T> List<T> pick(List<T> all, List<Integer> positions) {
+    static <T> List<T> pick(List<T> all, List<Integer> positions) {
         List<T> picked = new ArrayList<>(positions.size());
         positions.forEach(i -> picked.add(all.get(i)));
         return picked;
@@ -181,105 +160,24 @@ public final class RedisDelayPublisher implements DelayPublisher {
         return picked;
     }
 
-    /**
-     * Stores one chunk; returns how many jobs it created or replaced, or stored as the successor of a
-     * held job (which becomes the job when the held one ends). A kept existing job answers to
-     * the same id, so for a business key the outcome only matters to the count. A generated id that
-     * met an existing job (72 random bits: next to never) is drawn again, in {@code chunk} too.
-     */
-    private int publishChunk(String queue, List<NewJob> chunk, boolean[] generated, int offset) {
-        List<NewJob> attempt = chunk;
-        List<Integer> positions = null;
-        int created = 0;
-        while (true) {
-            List<PublishOutcome> outcomes = publishRouted(queue, attempt);
-            List<NewJob> clashed = new ArrayList<>();
-            List<Integer> clashedAt = new ArrayList<>();
-            for (int i = 0; i < outcomes.size(); i++) {
-                int at = positions == null ? i : positions.get(i);
-                if (outcomes.get(i) == PublishOutcome.QUEUED_AS_SUCCESSOR && logger.isDebugEnabled()) {
-                    logger.debug("Queue '" + queue + "': job '" + attempt.get(i).id() + "' is held by a consumer; the "
-                            + "publish waits as its successor");
-                }
-                if (outcomes.get(i) != PublishOutcome.KEPT_EXISTING) {
-                    created++;
-                }
-                else if (generated[offset + at]) {
-                    NewJob job = attempt.get(i);
-                    NewJob fresh = new NewJob(newId(), job.relative(), job.time(), false, job.payload(), true);
-                    chunk.set(at, fresh);
-                    clashed.add(fresh);
-                    clashedAt.add(at);
-                }
-            }
-            if (clashed.isEmpty()) {
-                return created;
-            }
-            attempt = clashed;
-            positions = clashedAt;
-        }
-    }
-
-    /**
-     * Stores jobs in the partitions their ids map to, one call per partition, and returns their
-     * outcomes in order. A publish that meets a layout changed by another application stored nothing
-     * in that partition: the jobs not stored yet are routed again by the new layout.
-     */
-    private List<PublishOutcome> publishRouted(String queue, List<NewJob> jobs) {
-        QueueLayout layout = queues.layout(queue);
-        PublishOutcome[] outcomes = new PublishOutcome[jobs.size()];
-        for (int changes = 0; ; changes++) {
-            try {
-                for (Map.Entry<Integer, List<Integer>> partition : unstoredByPartition(layout, jobs, outcomes).entrySet()) {
-                    List<Integer> positions = partition.getValue();
-                    List<PublishOutcome> stored = coalescer.publish(layout.partitions().get(partition.getKey()),
-                            layout.size(), pick(jobs, positions));
-                    for (int i = 0; i < stored.size(); i++) {
-                        outcomes[positions.get(i)] = stored.get(i);
-                    }
-                }
-                return List.of(outcomes);
-            }
-            catch (LayoutChangedException ex) {
-                if (changes >= 3) {
-                    throw new DelayQueueException("Queue '" + queue + "': its partition layout kept changing while "
-                            + "publishing; the jobs not yet stored were not published", ex);
-                }
-                layout = queues.layoutChanged(queue, ex.partitions());
-            }
-        }
-    }
-
-    /** The positions of the jobs not stored yet, by the index of the partition their ids map to. */
-    private static Map<Integer, List<Integer>> unstoredByPartition(QueueLayout layout, List<NewJob> jobs,
-            PublishOutcome[] outcomes) {
-        Map<Integer, List<Integer>> byPartition = new TreeMap<>();
-        for (int i = 0; i < jobs.size(); i++) {
-            if (outcomes[i] == null) {
-                byPartition.computeIfAbsent(layout.indexOf(jobs.get(i).id()), p -> new ArrayList<>()).add(i);
-            }
-        }
-        return byPartition;
-    }
-
     @Override
     public boolean cancel(String queue, String id) {
-        return queues.cancel(JobArguments.queue(queue), JobArguments.id(id));
+        return queues.cancel(QueueName.of(queue), JobArguments.id(id));
     }
 
     @Override
     public boolean reschedule(String queue, String id, Instant dueAt) {
-        return queues.reschedule(JobArguments.queue(queue), JobArguments.id(id), false, dueAtArgument(dueAt).toEpochMilli());
+        return queues.reschedule(QueueName.of(queue), JobArguments.id(id), false, dueAtArgument(dueAt).toEpochMilli());
     }
 
     @Override
     public boolean reschedule(String queue, String id, Duration delay) {
-        return queues.reschedule(JobArguments.queue(queue), JobArguments.id(id), true, JobArguments.delay(delay).toMillis());
+        return queues.reschedule(QueueName.of(queue), JobArguments.id(id), true, JobArguments.delay(delay).toMillis());
     }
 
     @Override
     public Optional<JobInfo> find(String queue, String id) {
-        return queues.find(JobArguments.queue(queue), JobArguments.id(id));
+        return queues.find(QueueName.of(queue), JobArguments.id(id));
     }
 
     private NewJob toJob(PublishRequest request) {

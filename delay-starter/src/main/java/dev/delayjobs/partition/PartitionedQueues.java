@@ -12,14 +12,17 @@ import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
 import dev.delayjobs.JobInfo;
+import dev.delayjobs.queue.Partition;
+import dev.delayjobs.queue.QueueName;
 import dev.delayjobs.redis.DeadJob;
 import dev.delayjobs.redis.DeadJobs;
-import dev.delayjobs.redis.QueueLayoutStore;
 import dev.delayjobs.redis.RedisJobStore;
 
 /**
  * What is asked of a whole queue, whatever its partitions: the operations on one job go to the
- * partition its id maps to, the counts and the dead set are read from every partition and merged.
+ * partition its id maps to; an operation on the whole queue (counts, dead set, pause, resume, rate
+ * limit, and the test support's fast-forward and clear) runs on every partition through
+ * {@link #onEveryPartition}, the one place that fans out.
  */
 public final class PartitionedQueues {
 
@@ -31,26 +34,45 @@ public final class PartitionedQueues {
         this.layouts = layouts;
     }
 
-    public QueueLayout layout(String queue) {
+    public QueueLayout layout(QueueName queue) {
         return layouts.layout(queue);
     }
 
     /** The layout to route by once a publish found {@code queue} laid out in {@code partitions} partitions. */
-    public QueueLayout layoutChanged(String queue, int partitions) {
+    public QueueLayout layoutChanged(QueueName queue, int partitions) {
         return layouts.changed(queue, partitions);
     }
 
-    public boolean cancel(String queue, String id) {
-        return byId(queue, id, partition -> store.cancel(partition, id), Boolean::booleanValue);
+    /**
+     * Runs {@code operation} on every partition of {@code queue}, in order, and returns what each
+     * returned, in order: the one place an operation on a whole queue fans out over its partitions.
+     * A failure stops it there and propagates; the partitions before keep what was done (every
+     * such operation may be run again).
+     */
+    public <T> List<T> onEveryPartition(QueueName queue, Function<Partition, T> operation) {
+        return onEveryPartition(layout(queue), operation);
     }
 
-    public boolean reschedule(String queue, String id, boolean relative, long time) {
-        return byId(queue, id, partition -> store.reschedule(partition, id, relative, time), Boolean::booleanValue);
+    /** {@link #onEveryPartition(QueueName, Function)} on a layout the caller read already. */
+    public static <T> List<T> onEveryPartition(QueueLayout layout, Function<Partition, T> operation) {
+        List<T> results = new ArrayList<>(layout.size());
+        for (Partition partition : layout.all()) {
+            results.add(operation.apply(partition));
+        }
+        return results;
     }
 
-    public Optional<JobInfo> find(String queue, String id) {
+    public boolean cancel(QueueName queue, String id) {
+        return byId(queue, id, partition -> store.cancel(partition.name(), id), Boolean::booleanValue);
+    }
+
+    public boolean reschedule(QueueName queue, String id, boolean relative, long time) {
+        return byId(queue, id, partition -> store.reschedule(partition.name(), id, relative, time), Boolean::booleanValue);
+    }
+
+    public Optional<JobInfo> find(QueueName queue, String id) {
         // the partition's name stands in the record read; the caller asked by the queue's
-        return byId(queue, id, partition -> store.find(partition, id), Optional::isPresent).map(job -> new JobInfo(queue,
+        return byId(queue, id, partition -> store.find(partition.name(), id), Optional::isPresent).map(job -> new JobInfo(queue.value(),
                 job.id(), job.state(), job.dueAt(), job.publishedAt(), job.attempts(), job.lastError(), job.payloadJson(), job.successor()));
     }
 
@@ -59,7 +81,7 @@ public final class PartitionedQueues {
      * turns out to be laid out anew since this application read its layout, once more in the
      * partition the id maps to now.
      */
-    private <T> T byId(String queue, String id, Function<String, T> lookup, Predicate<T> found) {
+    private <T> T byId(QueueName queue, String id, Function<Partition, T> lookup, Predicate<T> found) {
         QueueLayout layout = layout(queue);
         T result = lookup.apply(layout.partitionOf(id));
         if (!found.test(result)) {
@@ -77,12 +99,9 @@ public final class PartitionedQueues {
     }
 
     /** Every count of the queue, in one call per partition. */
-    public PartitionedStats stats(String queue) {
-        List<PartitionedStats.Partition> partitions = new ArrayList<>();
-        for (String name : layout(queue).partitions()) {
-            partitions.add(new PartitionedStats.Partition(name, QueueLayoutStore.slot(name), store.stats(name)));
-        }
-        return PartitionedStats.of(partitions);
+    public PartitionedStats stats(QueueName queue) {
+        return PartitionedStats.of(onEveryPartition(queue,
+                partition -> new PartitionedStats.Partition(partition.name(), partition.slot(), store.stats(partition.name()))));
     }
 
     /**
@@ -92,17 +111,17 @@ public final class PartitionedQueues {
      * reads further.
      * @throws IllegalArgumentException when {@code offset + count} exceeds {@link DeadJobs#MAX_PAGE}
      */
-    public DeadJobs.Page deadPage(String queue, int offset, int count) {
+    public DeadJobs.Page deadPage(QueueName queue, int offset, int count) {
         if (offset < 0 || count < 1 || (long) offset + count > DeadJobs.MAX_PAGE) {
             throw new IllegalArgumentException("a page of dead jobs by offset reaches at most the " + DeadJobs.MAX_PAGE
                     + " newest (offset " + offset + " + count " + count + "); read further from a cursor");
         }
         QueueLayout layout = layout(queue);
         if (layout.size() == 1) {
-            return store.deadJobs().page(queue, offset, count);
+            return store.deadJobs().page(layout.all().get(0).name(), offset, count);
         }
         // the page may hold the first offset + count of any partition
-        return merged(layout, partition -> store.deadJobs().page(partition, 0, offset + count), offset, count);
+        return merged(layout, partition -> store.deadJobs().page(partition.name(), 0, offset + count), offset, count);
     }
 
     /**
@@ -110,19 +129,18 @@ public final class PartitionedQueues {
      * null), newest first over all partitions, and the size of the dead set: one call per partition,
      * each reading at most {@code count} jobs however deep the cursor is.
      */
-    public DeadJobs.Page deadPageAfter(String queue, DeadJobs.@Nullable Cursor after, int count) {
+    public DeadJobs.Page deadPageAfter(QueueName queue, DeadJobs.@Nullable Cursor after, int count) {
         QueueLayout layout = layout(queue);
         if (layout.size() == 1) {
-            return store.deadJobs().pageAfter(queue, after, count);
+            return store.deadJobs().pageAfter(layout.all().get(0).name(), after, count);
         }
-        return merged(layout, partition -> store.deadJobs().pageAfter(partition, after, count), 0, count);
+        return merged(layout, partition -> store.deadJobs().pageAfter(partition.name(), after, count), 0, count);
     }
 
-    private static DeadJobs.Page merged(QueueLayout layout, Function<String, DeadJobs.Page> read, int offset, int count) {
+    private static DeadJobs.Page merged(QueueLayout layout, Function<Partition, DeadJobs.Page> read, int offset, int count) {
         long total = 0;
         List<DeadJob> merged = new ArrayList<>();
-        for (String partition : layout.partitions()) {
-            DeadJobs.Page page = read.apply(partition);
+        for (DeadJobs.Page page : onEveryPartition(layout, read)) {
             total += page.total();
             merged.addAll(page.jobs());
         }
@@ -132,26 +150,25 @@ public final class PartitionedQueues {
     }
 
     /** Gives dead jobs a fresh start; {@code ids} empty means all of them. */
-    public long requeueDead(String queue, List<String> ids) {
-        return byPartition(queue, ids, (partition, some) -> store.deadJobs().requeue(partition, some));
+    public long requeueDead(QueueName queue, List<String> ids) {
+        return byPartition(queue, ids, (partition, some) -> store.deadJobs().requeue(partition.name(), some));
     }
 
     /** Deletes dead jobs; {@code ids} empty means all of them. */
-    public long deleteDead(String queue, List<String> ids) {
-        return byPartition(queue, ids, (partition, some) -> store.deadJobs().delete(partition, some));
+    public long deleteDead(QueueName queue, List<String> ids) {
+        return byPartition(queue, ids, (partition, some) -> store.deadJobs().delete(partition.name(), some));
     }
 
-    private long byPartition(String queue, List<String> ids, DeadSetChange change) {
+    private long byPartition(QueueName queue, List<String> ids, DeadSetChange change) {
         QueueLayout layout = layout(queue);
-        Map<String, List<String>> grouped = new LinkedHashMap<>();
         if (ids.isEmpty()) {
-            layout.partitions().forEach(partition -> grouped.put(partition, List.of()));
+            return onEveryPartition(layout, partition -> change.apply(partition, List.of())).stream()
+                    .mapToLong(Long::longValue).sum();
         }
-        else {
-            ids.forEach(id -> grouped.computeIfAbsent(layout.partitionOf(id), p -> new ArrayList<>()).add(id));
-        }
+        Map<Partition, List<String>> grouped = new LinkedHashMap<>();
+        ids.forEach(id -> grouped.computeIfAbsent(layout.partitionOf(id), p -> new ArrayList<>()).add(id));
         long done = 0;
-        for (Map.Entry<String, List<String>> entry : grouped.entrySet()) {
+        for (Map.Entry<Partition, List<String>> entry : grouped.entrySet()) {
             done += change.apply(entry.getKey(), entry.getValue());
         }
         return done;
@@ -159,6 +176,6 @@ public final class PartitionedQueues {
 
     @FunctionalInterface
     private interface DeadSetChange {
-        long apply(String partition, List<String> ids);
+        long apply(Partition partition, List<String> ids);
     }
 }

@@ -7,6 +7,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import dev.delayjobs.queue.QueueName;
 import dev.delayjobs.redis.QueueLayoutStore;
 
 /**
@@ -23,14 +24,14 @@ public final class QueueLayouts {
     private static final Log logger = LogFactory.getLog(QueueLayouts.class);
 
     private final QueueLayoutStore layouts;
-    private final Map<String, Integer> configured;
+    private final Map<QueueName, Integer> configured;
     private final String instanceId;
     /** How long a layout read from Redis, not declared here, is used before it is read again. */
     private static final long FOLLOW_NANOS = TimeUnit.SECONDS.toNanos(10);
     /** The least time between two readings of a layout after a lookup missed (see {@link #recheck}). */
     private static final long RECHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
 
-    private final Map<String, Known> known = new ConcurrentHashMap<>();
+    private final Map<QueueName, Known> known = new ConcurrentHashMap<>();
     /** Run by {@link #declare} between the check of the old layout and the record of the new one (tests drive races here). */
     private volatile Runnable beforeRecord = () -> { };
 
@@ -38,7 +39,7 @@ public final class QueueLayouts {
      * @param configured the partition count configured per queue ({@code delay.queues.<q>.partitions})
      * @param instanceId this instance's id: its own lease from an earlier run does not count as a live consumer
      */
-    public QueueLayouts(QueueLayoutStore layouts, Map<String, Integer> configured, String instanceId) {
+    public QueueLayouts(QueueLayoutStore layouts, Map<QueueName, Integer> configured, String instanceId) {
         this.layouts = layouts;
         this.configured = Map.copyOf(configured);
         this.instanceId = instanceId;
@@ -55,7 +56,7 @@ public final class QueueLayouts {
      * A queue whose count is configured is declared first when it is used before the application
      * started (a publish from a bean's {@code @PostConstruct}), so that nothing is routed by another count.
      */
-    public QueueLayout layout(String queue) {
+    public QueueLayout layout(QueueName queue) {
         Known entry = known.get(queue);
         if (entry == null && configured.containsKey(queue)) {
             return declare(queue);
@@ -71,7 +72,7 @@ public final class QueueLayouts {
      * layout again, at most once a second per queue, and returns it when it changed, so that the
      * caller asks again in the right partition; null when it did not change.
      */
-    public QueueLayout recheck(String queue, QueueLayout used) {
+    public QueueLayout recheck(QueueName queue, QueueLayout used) {
         Known entry = known.get(queue);
         if (entry != null && System.nanoTime() - entry.readAt < RECHECK_NANOS) {
             return null;
@@ -80,7 +81,7 @@ public final class QueueLayouts {
         return now.layout.size() == used.size() ? null : now.layout;
     }
 
-    private Known read(String queue, boolean declared) {
+    private Known read(QueueName queue, boolean declared) {
         Known entry = new Known(layoutOf(queue, layouts.recorded(queue)), declared, System.nanoTime());
         known.put(queue, entry);
         return entry;
@@ -90,7 +91,7 @@ public final class QueueLayouts {
      * Called when a publish found {@code queue} laid out in {@code partitions} partitions now
      * (another application changed it): the layout to route by from now on.
      */
-    public QueueLayout changed(String queue, int partitions) {
+    public QueueLayout changed(QueueName queue, int partitions) {
         QueueLayout now = layoutOf(queue, partitions);
         Known before = known.put(queue, new Known(now, false, System.nanoTime()));
         if (configured.containsKey(queue) && before != null && before.layout.size() != partitions) {
@@ -101,6 +102,11 @@ public final class QueueLayouts {
         return now;
     }
 
+    /** {@link #declare(QueueName)} for a consumer, which holds its queue's name as a string. */
+    public QueueLayout declare(String queue) {
+        return declare(QueueName.of(queue));
+    }
+
     /**
      * Declares this application's partition count of {@code queue} (the configured one, else 1):
      * records it when Redis records none or another with nothing left under it, and returns the
@@ -108,7 +114,7 @@ public final class QueueLayouts {
      * @throws PartitionLayoutException when Redis records another count and the queue still has jobs
      *     or live consumers under it
      */
-    public synchronized QueueLayout declare(String queue) {
+    public synchronized QueueLayout declare(QueueName queue) {
         int wanted = configured.getOrDefault(queue, 1);
         Known declared = known.get(queue);
         if (declared != null && declared.declared && declared.layout.size() == wanted) {
@@ -139,7 +145,7 @@ public final class QueueLayouts {
         this.beforeRecord = hook;
     }
 
-    private static void refuseIfInUse(String queue, int recorded, int wanted, QueueLayoutStore.InUse found) {
+    private static void refuseIfInUse(QueueName queue, int recorded, int wanted, QueueLayoutStore.InUse found) {
         if (found.otherChange() != null) {
             throw new PartitionLayoutException("Queue '" + queue + "' is laid out in " + recorded + " partition(s) in "
                     + "Redis, and this application asks for " + wanted + " (delay.queues." + queue + ".partitions), but "
@@ -169,7 +175,7 @@ public final class QueueLayouts {
     private record Known(QueueLayout layout, boolean declared, long readAt) {
     }
 
-    private static QueueLayout layoutOf(String queue, int partitions) {
-        return new QueueLayout(queue, QueueLayoutStore.partitionNames(queue, partitions));
+    private static QueueLayout layoutOf(QueueName queue, int partitions) {
+        return QueueLayout.of(queue, partitions);
     }
 }

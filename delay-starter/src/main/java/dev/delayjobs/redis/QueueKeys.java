@@ -2,12 +2,18 @@ package dev.delayjobs.redis;
 
 import java.util.List;
 
+import dev.delayjobs.queue.Partition;
+
 /**
- * The Redis key names of one queue, or of one partition of a partitioned queue (then {@code queue}
- * is the partition's name, see {@link QueueLayoutStore}). Every key carries the hash tag
+ * The Redis key names of one partition of a queue (the queue itself when it is not partitioned):
+ * {@code queue} is the partition's name ({@link Partition#name()}). Every key carries the hash tag
  * {@code {queue}} so that each script touches a single Redis Cluster slot.
  */
 record QueueKeys(String prefix, String queue) {
+
+    QueueKeys(String prefix, Partition partition) {
+        this(prefix, partition.name());
+    }
 
     String jobs() {
         return base() + "jobs";
@@ -113,6 +119,7 @@ record QueueKeys(String prefix, String queue) {
     }
 
     private String base() {
+        // what Partition#hashTag() gives for the partition named queue
         return prefix + ":{" + queue + "}:";
     }
 }

@@ -10,23 +10,16 @@ import org.redisson.api.RScript.ReturnType;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
 
+import dev.delayjobs.queue.Partition;
+import dev.delayjobs.queue.QueueName;
+
 /**
- * Where the partitions of a queue live: their names (which become the hash tags of their keys), and
- * how many partitions each queue is laid out in, kept in Redis so that every application agrees.
- *
- * <p>Partition {@code i} of {@code n} is named {@code <queue>#<i>}, or {@code <queue>#<i>.<k>} with
- * the smallest {@code k} that puts its hash slot in the middle half of the {@code i}-th of {@code n}
- * equal slot ranges. A cluster whose masters own equal slot ranges (what {@code redis-cli --cluster
- * create} makes) then serves the partitions of a queue laid out in as many partitions as it has
- * masters, or a multiple, from different masters. The names depend on the queue and {@code n}
- * only, so every instance computes the same. A queue of one partition keeps its own name.
+ * How many partitions each queue is laid out in, kept in Redis so that every application agrees,
+ * and the changes of that count. The partitions' names (the hash tags of their keys) are
+ * {@link Partition}'s.
  */
 public final class QueueLayoutStore {
 
-    /** The most partitions a queue may have. */
-    public static final int MAX_PARTITIONS = 128;
-
-    private static final int SLOTS = 16384;
     private static final LuaScript RECORD_LAYOUT = LuaScript.load(Script.RECORD_LAYOUT);
     private static final LuaScript RECORD_PARTITION_LAYOUT = LuaScript.load(Script.RECORD_PARTITION_LAYOUT);
     private static final LuaScript RECORDED_LAYOUT = LuaScript.load(Script.RECORDED_LAYOUT);
@@ -40,41 +33,10 @@ public final class QueueLayoutStore {
         this.prefix = prefix;
     }
 
-    /** The names of the {@code partitions} partitions of {@code queue}, in order. */
-    public static List<String> partitionNames(String queue, int partitions) {
-        if (partitions < 1 || partitions > MAX_PARTITIONS) {
-            throw new IllegalArgumentException("partitions must be between 1 and " + MAX_PARTITIONS + ", was " + partitions);
-        }
-        if (partitions == 1) {
-            return List.of(queue);
-        }
-        List<String> names = new ArrayList<>(partitions);
-        for (int i = 0; i < partitions; i++) {
-            // the middle half of the range: slot ranges of unequal masters still rarely cut through it
-            int from = (int) ((long) SLOTS * (4L * i + 1) / (4L * partitions));
-            int to = (int) ((long) SLOTS * (4L * i + 3) / (4L * partitions));
-            String name = queue + "#" + i;
-            for (int k = 1; !inRange(slot(name), from, to); k++) {
-                name = queue + "#" + i + "." + k;
-            }
-            names.add(name);
-        }
-        return List.copyOf(names);
-    }
-
-    private static boolean inRange(int slot, int from, int to) {
-        return slot >= from && slot < Math.max(to, from + 1);
-    }
-
-    /** The Redis Cluster hash slot of every key of the partition (or unpartitioned queue) {@code name}. */
-    public static int slot(String name) {
-        return ClusterSlot.of("{" + name + "}");
-    }
-
     /** The partition count recorded for {@code queue} (read on the master): 1 when none is. */
-    public int recorded(String queue) {
-        String n = RedisCalls.call("read the partition layout of", queue, () -> RECORDED_LAYOUT.run(script,
-                Mode.READ_WRITE, ReturnType.STRING, List.of(registry()), queue));
+    public int recorded(QueueName queue) {
+        String n = RedisCalls.call("read the partition layout of", queue.value(), () -> RECORDED_LAYOUT.run(script,
+                Mode.READ_WRITE, ReturnType.STRING, List.of(registry()), queue.value()));
         return n == null ? 1 : Integer.parseInt(n);
     }
 
@@ -87,21 +49,22 @@ public final class QueueLayoutStore {
      * found is returned; otherwise the old partitions stay closed and the caller {@link #record}s
      * the change.
      */
-    public InUse close(String queue, int partitions, int previous, String instanceId) {
-        List<String> old = partitionNames(queue, previous);
-        List<String> closed = new ArrayList<>();
+    public InUse close(QueueName queue, int partitions, int previous, String instanceId) {
+        List<Partition> old = Partition.all(queue, previous);
+        List<Partition> closed = new ArrayList<>();
         InUse found = new InUse(0, 0, 0, null);
         try {
-            for (String name : partitionNames(queue, partitions)) {
-                InUse busy = old.contains(name) ? null : close(queue, name, partitions, previous, "new", instanceId);
+            for (Partition partition : Partition.all(queue, partitions)) {
+                // a partition of both layouts (the same name) is closed once, as an old one
+                InUse busy = isIn(old, partition) ? null : close(partition, partitions, previous, "new", instanceId);
                 if (busy != null) {
                     return busy;
                 }
             }
-            for (String name : old) {
-                InUse left = close(queue, name, partitions, previous, "old", instanceId);
+            for (Partition partition : old) {
+                InUse left = close(partition, partitions, previous, "old", instanceId);
                 if (left == null) {
-                    closed.add(name);
+                    closed.add(partition);
                 }
                 else {
                     found = found.plus(left);
@@ -111,8 +74,8 @@ public final class QueueLayoutStore {
         finally {
             if (found.any() || closed.size() < old.size()) {
                 // refused, or failed on the way: the old layout takes publishes again
-                for (String name : closed) {
-                    RedisCalls.call("reopen the partition layout of", queue, () -> setCount(name, previous));
+                for (Partition partition : closed) {
+                    RedisCalls.call("reopen the partition layout of", queue.value(), () -> setCount(partition, previous));
                 }
             }
         }
@@ -134,9 +97,9 @@ public final class QueueLayoutStore {
     }
 
     /** One call of close-layout.lua: null when the partition is closed, else what it holds. */
-    private @Nullable InUse close(String queue, String name, int partitions, int previous, String side, String instanceId) {
-        QueueKeys k = new QueueKeys(prefix, name);
-        List<Object> r = RedisCalls.call("close the partition layout of", queue, () -> CLOSE_LAYOUT.run(script,
+    private @Nullable InUse close(Partition partition, int partitions, int previous, String side, String instanceId) {
+        QueueKeys k = new QueueKeys(prefix, partition);
+        List<Object> r = RedisCalls.call("close the partition layout of", partition.queue().value(), () -> CLOSE_LAYOUT.run(script,
                 Mode.READ_WRITE, ReturnType.LIST, k.of(k.control(), k.jobs(), k.delayed(), k.ready(), k.dead(),
                         k.instances()), Integer.toString(previous), Integer.toString(partitions), side, instanceId));
         long status = RedisCalls.asLong(r.get(0));
@@ -144,11 +107,15 @@ public final class QueueLayoutStore {
             return null;
         }
         return new InUse(RedisCalls.asLong(r.get(1)), RedisCalls.asLong(r.get(2)), RedisCalls.asLong(r.get(3)),
-                status < 0 ? name + " is being laid out in " + r.get(4) + " partition(s)" : null);
+                status < 0 ? partition.name() + " is being laid out in " + r.get(4) + " partition(s)" : null);
     }
 
-    private Long setCount(String name, int partitions) {
-        QueueKeys k = new QueueKeys(prefix, name);
+    private static boolean isIn(List<Partition> layout, Partition partition) {
+        return layout.stream().anyMatch(p -> p.name().equals(partition.name()));
+    }
+
+    private Long setCount(Partition partition, int partitions) {
+        QueueKeys k = new QueueKeys(prefix, partition);
         return RECORD_PARTITION_LAYOUT.run(script, Mode.READ_WRITE, ReturnType.LONG, k.of(k.control()),
                 Integer.toString(partitions));
     }
@@ -159,16 +126,15 @@ public final class QueueLayoutStore {
      * still routes by another count is refused there ({@link LayoutChangedException}) and reads the
      * layout again.
      */
-    public void record(String queue, int partitions, int previous) {
-        List<String> names = new ArrayList<>(partitionNames(queue, partitions));
-        partitionNames(queue, previous).stream().filter(name -> !names.contains(name)).forEach(names::add);
-        for (String name : names) {
-            QueueKeys k = new QueueKeys(prefix, name);
-            RedisCalls.call("record the partition layout of", queue, () -> setCount(name, partitions));
+    public void record(QueueName queue, int partitions, int previous) {
+        List<Partition> told = new ArrayList<>(Partition.all(queue, partitions));
+        Partition.all(queue, previous).stream().filter(p -> !isIn(told, p)).forEach(told::add);
+        for (Partition partition : told) {
+            RedisCalls.call("record the partition layout of", queue.value(), () -> setCount(partition, partitions));
         }
         // last: a reader who sees the new count finds every partition told already
-        RedisCalls.call("record the partition layout of", queue, () -> RECORD_LAYOUT.run(script, Mode.READ_WRITE,
-                ReturnType.LONG, List.of(registry()), Integer.toString(partitions), queue));
+        RedisCalls.call("record the partition layout of", queue.value(), () -> RECORD_LAYOUT.run(script, Mode.READ_WRITE,
+                ReturnType.LONG, List.of(registry()), Integer.toString(partitions), queue.value()));
     }
 
     private String registry() {

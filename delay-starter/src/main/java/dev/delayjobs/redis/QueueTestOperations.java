@@ -10,6 +10,8 @@ import org.redisson.api.RScript.ReturnType;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
 
+import dev.delayjobs.queue.Partition;
+
 /**
  * What tests of an application do to its queues and production code never does: make waiting
  * jobs due now, and wipe a queue. Used by the starter's test support; kept here, with the other
@@ -30,9 +32,10 @@ public final class QueueTestOperations {
         this.script = redisson.getScript(StringCodec.INSTANCE);
     }
 
-    /** Makes every delayed job due within {@code window} from now due now; returns how many. */
-    public long fastForward(String queue, Duration window) {
-        QueueKeys k = new QueueKeys(prefix, queue);
+    /** Makes every delayed job of {@code partition} due within {@code window} from now due now; returns how many. */
+    public long fastForward(Partition partition, Duration window) {
+        QueueKeys k = new QueueKeys(prefix, partition);
+        String queue = partition.name();
         long moved = 0;
         long last;
         do {
@@ -45,12 +48,12 @@ public final class QueueTestOperations {
     }
 
     /**
-     * Deletes every job, counter and consumer entry of the queue, (the queue stays in the registry of known queues).
-     * Consumers still running keep their threads; what they had claimed is simply gone.
+     * Deletes every job, counter and consumer entry of the partition (the queue stays in the registry
+     * of known queues). Consumers still running keep their threads; what they had claimed is simply gone.
      */
-    public void clear(String queue) {
-        QueueKeys k = new QueueKeys(prefix, queue);
-        RedisCalls.call("clear", queue, () -> {
+    public void clear(Partition partition) {
+        QueueKeys k = new QueueKeys(prefix, partition);
+        RedisCalls.call("clear", partition.name(), () -> {
             List<String> keys = new ArrayList<>(List.of(k.jobs(), k.claims(), k.delayed(), k.ready(), k.dead(), k.errors(), k.stats(),
                     k.instances(), k.workers(), k.claimFences(), k.forgottenFences(), k.successors()));
             redisson.<String>getScoredSortedSet(k.instances(), StringCodec.INSTANCE).readAll()

@@ -17,6 +17,8 @@ import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.ByteArrayCodec;
 import org.redisson.client.codec.Codec;
 
+import dev.delayjobs.queue.ClusterSlot;
+
 /**
  * The Redis side of queues that bridge a Redisson {@code RDelayedQueue} (compatibility mode): opens
  * Redisson's own delayed queue over the target list (which runs its transfer task), offers to it,

@@ -18,6 +18,7 @@ import dev.delayjobs.partition.QueueLayouts;
 import dev.delayjobs.redis.QueueLayoutStore;
 import dev.delayjobs.redis.RedisJobStore;
 import dev.delayjobs.test.TestRedis;
+import dev.delayjobs.queue.QueueName;
 
 /**
  * The health check answers from a short cache (it costs a Redis call per queue), and the queue
@@ -52,7 +53,7 @@ class HealthCacheAndRegistryTest {
         redisson.getSet(store.prefix() + ":queues", StringCodec.INSTANCE).add("bad\nname{x}");
         assertThat(store.knownQueues()).as("what is in Redis").hasSize(2);
 
-        assertThat(RegisteredQueues.of(queues(store))).containsExactly("real");
+        assertThat(RegisteredQueues.of(queues(store))).containsExactly(QueueName.of("real"));
         DelayQueuesHealthIndicator health = new DelayQueuesHealthIndicator(queues(store), Duration.ofMinutes(1), Status.DOWN,
                 Duration.ZERO);
         assertThat(queues(health.health())).containsOnlyKeys("real");

@@ -38,6 +38,8 @@ import dev.delayjobs.timer.WatchdogSettings;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.PropertyNamingStrategies;
 import tools.jackson.databind.json.JsonMapper;
+import dev.delayjobs.queue.QueueName;
+import dev.delayjobs.partition.QueueLayout;
 
 /** One test per condition of {@link DelayAutoConfiguration}, on the shared test Redis. */
 class DelayAutoConfigurationTest {
@@ -324,10 +326,10 @@ class DelayAutoConfigurationTest {
         runner.withPropertyValues("delay.queues.orders.partitions=3").run(context -> {
             assertThat(context).hasSingleBean(dev.delayjobs.partition.QueueLayouts.class)
                     .hasSingleBean(dev.delayjobs.partition.PartitionedQueues.class);
-            assertThat(context.getBean(dev.delayjobs.partition.PartitionedQueues.class).layout("orders").size()).isEqualTo(3);
+            assertThat(context.getBean(dev.delayjobs.partition.PartitionedQueues.class).layout(QueueName.of("orders")).size()).isEqualTo(3);
             RedisJobStore store = context.getBean(RedisJobStore.class);
             assertThat(new dev.delayjobs.redis.QueueLayoutStore(context.getBean(RedissonClient.class), store.prefix())
-                    .recorded("orders")).isEqualTo(3);
+                    .recorded(QueueName.of("orders"))).isEqualTo(3);
         });
     }
 
@@ -335,8 +337,8 @@ class DelayAutoConfigurationTest {
     void aPartitionCountThatWouldStrandJobsFailsStartupWithAnAnalysisNamingTheRecordedCount() {
         String prefix = TestRedis.uniquePrefix();
         RedissonClient redisson = TestRedis.sharedClient();
-        new dev.delayjobs.redis.QueueLayoutStore(redisson, prefix).record("orders", 2, 1);
-        new RedisJobStore(redisson, prefix).publish(dev.delayjobs.redis.QueueLayoutStore.partitionNames("orders", 2).get(1), 2,
+        new dev.delayjobs.redis.QueueLayoutStore(redisson, prefix).record(QueueName.of("orders"), 2, 1);
+        new RedisJobStore(redisson, prefix).publish(QueueLayout.of(QueueName.of("orders"), 2).partitions().get(1), 2,
                 List.of(new dev.delayjobs.redis.NewJob("a", true, 60_000, false, "1")));
         runner.withPropertyValues("delay.key-prefix=" + prefix, "delay.queues.orders.partitions=3").run(context -> {
             assertThat(context).hasFailed();

@@ -43,6 +43,7 @@ import dev.delayjobs.redis.QueueLayoutStore;
 import dev.delayjobs.redis.RedisJobStore;
 import dev.delayjobs.test.TestRedis;
 import dev.delayjobs.timer.QueueWatchdog;
+import dev.delayjobs.queue.QueueName;
 
 /**
  * The starter calls Redis when the application starts, not while its beans are built: the context
@@ -93,7 +94,7 @@ class StartupChecksTest {
 
                         context.start();
                         assertThat(redis.connections()).as("connections to Redis once started").isPositive();
-                        assertThat(new QueueLayoutStore(TestRedis.sharedClient(), prefix).recorded("orders")).isEqualTo(3);
+                        assertThat(new QueueLayoutStore(TestRedis.sharedClient(), prefix).recorded(QueueName.of("orders"))).isEqualTo(3);
                         assertThat(context.getBean(ListenerContainerRegistry.class).getContainer("orders").orElseThrow()
                                 .partitions()).isEqualTo(3);
                         context.stop();
@@ -122,18 +123,18 @@ class StartupChecksTest {
         runner.withPropertyValues("delay.queues.orders.partitions=3").withBean(PublishesEarly.class).run(context -> {
             assertThat(context).hasNotFailed();
             String id = context.getBean(PublishesEarly.class).id;
-            QueueLayout layout = context.getBean(PartitionedQueues.class).layout("orders");
+            QueueLayout layout = context.getBean(PartitionedQueues.class).layout(QueueName.of("orders"));
             assertThat(layout.size()).isEqualTo(3);
-            assertThat(context.getBean(RedisJobStore.class).find(layout.partitionOf(id), id)).as("job in its partition")
+            assertThat(context.getBean(RedisJobStore.class).find(layout.partitionOf(id).name(), id)).as("job in its partition")
                     .isPresent();
-            assertThat(new QueueLayoutStore(TestRedis.sharedClient(), prefix).recorded("orders")).isEqualTo(3);
+            assertThat(new QueueLayoutStore(TestRedis.sharedClient(), prefix).recorded(QueueName.of("orders"))).isEqualTo(3);
         });
     }
 
     @Test
     void aPublishWhileTheContextIsBuiltToAQueueThatCannotBeLaidOutAnewFailsWithTheAnalysis() {
-        new QueueLayoutStore(TestRedis.sharedClient(), prefix).record("orders", 2, 1);
-        new RedisJobStore(TestRedis.sharedClient(), prefix).publish(QueueLayoutStore.partitionNames("orders", 2).get(1), 2,
+        new QueueLayoutStore(TestRedis.sharedClient(), prefix).record(QueueName.of("orders"), 2, 1);
+        new RedisJobStore(TestRedis.sharedClient(), prefix).publish(QueueLayout.of(QueueName.of("orders"), 2).partitions().get(1), 2,
                 List.of(new dev.delayjobs.redis.NewJob("a", true, 60_000, false, "1")));
         runner.withPropertyValues("delay.queues.orders.partitions=3").withBean(PublishesEarly.class).run(context -> {
             assertThat(context).hasFailed();

@@ -15,6 +15,7 @@ import dev.delayjobs.autoconfigure.DelayAutoConfiguration;
 import dev.delayjobs.autoconfigure.DelayBridgeAutoConfiguration;
 import dev.delayjobs.core.RedisDelayPublisher;
 import dev.delayjobs.test.TestRedis;
+import dev.delayjobs.queue.QueueName;
 
 /** The conditions and startup checks of {@link DelayBridgeAutoConfiguration}, on the shared test Redis. */
 class DelayBridgeAutoConfigurationTest {
@@ -43,7 +44,7 @@ class DelayBridgeAutoConfigurationTest {
                     assertThat(context).hasNotFailed();
                     assertThat(context).hasSingleBean(RedissonQueueBridge.class);
                     assertThat(context).hasSingleBean(RedissonQueueMigration.class);
-                    assertThat(context.getBean(BridgedQueues.class).find("orders")).get()
+                    assertThat(context.getBean(BridgedQueues.class).find(QueueName.of("orders"))).get()
                             .satisfies(q -> assertThat(q.target()).isEqualTo("orders"))
                             .satisfies(q -> assertThat(q.format()).isInstanceOf(JsonTextFormat.class));
                     assertThat(context).getBean(DelayPublisher.class).isInstanceOf(BridgingDelayPublisher.class);
@@ -99,7 +100,7 @@ class DelayBridgeAutoConfigurationTest {
                         "test.queue=orders")
                 .run(context -> {
                     assertThat(context).hasNotFailed();
-                    assertThat(context.getBean(BridgedQueues.class).find("orders").get().format().describe())
+                    assertThat(context.getBean(BridgedQueues.class).find(QueueName.of("orders")).get().format().describe())
                             .isEqualTo("Kryo5Codec (classes allowed: " + BridgeHandlers.OrderClose.class.getName() + ")");
                 });
     }

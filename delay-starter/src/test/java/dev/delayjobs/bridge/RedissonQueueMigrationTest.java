@@ -27,6 +27,7 @@ import dev.delayjobs.redis.QueueTestOperations;
 import dev.delayjobs.redis.RedisJobStore;
 import dev.delayjobs.test.TestApps;
 import dev.delayjobs.test.TestRedis;
+import dev.delayjobs.queue.QueueName;
 
 /**
  * Leaving compatibility mode: 100,000 elements pending in an {@code RDelayedQueue}, 1,000 of them
@@ -77,7 +78,7 @@ class RedissonQueueMigrationTest {
             // the elements that fell due are handled; the rest wait as native jobs, once each
             await().atMost(Duration.ofSeconds(30)).until(() -> closed.handledAt.size() == DUE_DURING);
             assertThat(nativeDelayed(store.stats(list))).isEqualTo(PENDING - DUE_DURING);
-            new QueueTestOperations(app.getBean(RedissonClient.class), prefix).fastForward(list, Duration.ofHours(3));
+            new QueueTestOperations(app.getBean(RedissonClient.class), prefix).fastForward(QueueName.of(list).whole(), Duration.ofHours(3));
             await().atMost(Duration.ofSeconds(120)).until(() -> closed.handledAt.size() == PENDING);
             assertThat(closed.twice).as("handled twice").isEmpty();
             QueueStats atLastHandler = store.stats(list);

@@ -24,6 +24,7 @@ import dev.delayjobs.redis.QueueStats;
 import dev.delayjobs.redis.RedisJobStore;
 import dev.delayjobs.test.TestApps;
 import dev.delayjobs.test.TestRedis;
+import dev.delayjobs.queue.QueueName;
 
 /**
  * A change of a queue's partition count against publishes still routed by the old count: a publish
@@ -43,18 +44,18 @@ class LayoutChangeRaceTest {
             RedisJobStore store = app.getBean(RedisJobStore.class);
             QueueLayoutStore layoutStore = new QueueLayoutStore(app.getBean(RedissonClient.class), store.prefix());
             if (old > 1) {
-                new QueueLayouts(layoutStore, Map.of("orders", old), "old-consumer").declare("orders");
+                new QueueLayouts(layoutStore, Map.of(QueueName.of("orders"), old), "old-consumer").declare("orders");
             }
             DelayPublisher publisher = app.getBean(DelayPublisher.class);
             assertThat(publisher.publish("orders", 0, HOUR, "before")).isEqualTo("before");
             assertThat(publisher.cancel("orders", "before")).isTrue(); // the publisher routes by the old count now
 
-            List<String> oldPartitions = QueueLayoutStore.partitionNames("orders", old);
-            List<String> newPartitions = QueueLayoutStore.partitionNames("orders", wanted);
+            List<String> oldPartitions = QueueLayout.of(QueueName.of("orders"), old).partitions();
+            List<String> newPartitions = QueueLayout.of(QueueName.of("orders"), wanted).partitions();
             List<Object> rawOutcomes = new ArrayList<>();
             List<String> published = new ArrayList<>();
             List<DelayQueueException> refused = new ArrayList<>();
-            QueueLayouts changing = new QueueLayouts(layoutStore, Map.of("orders", wanted), "new-consumer");
+            QueueLayouts changing = new QueueLayouts(layoutStore, Map.of(QueueName.of("orders"), wanted), "new-consumer");
             // between the check of the old layout and the record of the new one
             changing.beforeRecord(() -> {
                 for (String partition : oldPartitions) {
@@ -90,7 +91,7 @@ class LayoutChangeRaceTest {
             }
             long inNewLayout = newPartitions.stream().mapToLong(p -> waiting(store.stats(p))).sum();
             assertThat(inNewLayout).as("every accepted publish is in a consumed partition").isEqualTo(published.size());
-            assertThat(layoutStore.recorded("orders")).isEqualTo(wanted);
+            assertThat(layoutStore.recorded(QueueName.of("orders"))).isEqualTo(wanted);
             // once laid out, publishing by the new count goes through
             assertThat(publisher.publish("orders", 1, HOUR, "after")).isEqualTo("after");
             assertThat(publisher.find("orders", "after")).isPresent();
@@ -103,23 +104,23 @@ class LayoutChangeRaceTest {
         try (ConfigurableApplicationContext app = TestApps.run(prefix, List.of())) {
             RedisJobStore store = app.getBean(RedisJobStore.class);
             QueueLayoutStore layoutStore = new QueueLayoutStore(app.getBean(RedissonClient.class), store.prefix());
-            new QueueLayouts(layoutStore, Map.of("orders", 3), "old-consumer").declare("orders");
-            List<String> oldPartitions = QueueLayoutStore.partitionNames("orders", 3);
+            new QueueLayouts(layoutStore, Map.of(QueueName.of("orders"), 3), "old-consumer").declare("orders");
+            List<String> oldPartitions = QueueLayout.of(QueueName.of("orders"), 3).partitions();
             // the last partition holds a job: the first ones were checked (and closed) before it was found
             store.publish(oldPartitions.get(2), 3, List.of(new NewJob("left", true, HOUR.toMillis(), false, "1")));
 
-            QueueLayouts changing = new QueueLayouts(layoutStore, Map.of("orders", 2), "new-consumer");
+            QueueLayouts changing = new QueueLayouts(layoutStore, Map.of(QueueName.of("orders"), 2), "new-consumer");
             assertThatThrownBy(() -> changing.declare("orders")).isInstanceOf(PartitionLayoutException.class)
                     .hasMessageContaining("1 waiting or running job(s)");
 
-            assertThat(layoutStore.recorded("orders")).isEqualTo(3);
+            assertThat(layoutStore.recorded(QueueName.of("orders"))).isEqualTo(3);
             for (String partition : oldPartitions) {
                 assertThat(store.publish(partition, 3, List.of(new NewJob("again-" + partition, true, HOUR.toMillis(),
                         false, "1")))).as("a publish routed by the old count to %s", partition)
                         .containsExactly(PublishOutcome.CREATED);
             }
             // a publisher sent to the new layout meanwhile is sent back, never left in a partition nobody consumes
-            for (String partition : QueueLayoutStore.partitionNames("orders", 2)) {
+            for (String partition : QueueLayout.of(QueueName.of("orders"), 2).partitions()) {
                 if (!oldPartitions.contains(partition)) {
                     assertThatThrownBy(() -> store.publish(partition, 2, List.of(new NewJob("lost", true, HOUR.toMillis(),
                             false, "1")))).isInstanceOfSatisfying(LayoutChangedException.class,

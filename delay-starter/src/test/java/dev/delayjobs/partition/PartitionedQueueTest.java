@@ -22,11 +22,12 @@ import dev.delayjobs.JobState;
 import dev.delayjobs.PublishRequest;
 import dev.delayjobs.actuate.DelayQueuesEndpoint;
 import dev.delayjobs.actuate.QueueView;
-import dev.delayjobs.redis.QueueLayoutStore;
 import dev.delayjobs.redis.RedisJobStore;
 import dev.delayjobs.test.Recorder;
 import dev.delayjobs.test.TestApps;
 import dev.delayjobs.test.TestRedis;
+import dev.delayjobs.queue.QueueName;
+import dev.delayjobs.queue.ClusterSlot;
 
 /**
  * A queue laid out in 3 partitions on one Redis: every job handled once and none early by two
@@ -84,9 +85,9 @@ class PartitionedQueueTest {
 
             Recorder.assertEachHandledOnceAndNoneEarly(ids, a, b);
 
-            PartitionedStats stats = first.getBean(PartitionedQueues.class).stats("orders");
+            PartitionedStats stats = first.getBean(PartitionedQueues.class).stats(QueueName.of("orders"));
             assertThat(stats.partitions()).extracting(PartitionedStats.Partition::name)
-                    .isEqualTo(QueueLayoutStore.partitionNames("orders", 3));
+                    .isEqualTo(QueueLayout.of(QueueName.of("orders"), 3).partitions());
             assertThat(stats.partitions()).as("every partition had jobs")
                     .allSatisfy(p -> assertThat(p.stats().totals().get("completed")).isGreaterThan(100));
             assertThat(stats.total().totals().get("completed")).isEqualTo(630);
@@ -150,7 +151,7 @@ class PartitionedQueueTest {
             assertThatThrownBy(() -> endpoint.queue("orders", 2000, 50, null))
                     .isInstanceOf(org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException.class)
                     .hasMessageContaining("1000");
-            assertThatThrownBy(() -> app.getBean(PartitionedQueues.class).deadPage("orders", 100_000, 50))
+            assertThatThrownBy(() -> app.getBean(PartitionedQueues.class).deadPage(QueueName.of("orders"), 100_000, 50))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("1000");
             assertThat(endpoint.act("orders", "delete-dead", null, true, null).affected()).isEqualTo(3);
             assertThat(endpoint.queues().queues().get("orders").dead()).isZero();
@@ -162,7 +163,7 @@ class PartitionedQueueTest {
             assertThat(health).containsEntry("delayed", 29L);
             @SuppressWarnings("unchecked")
             Map<String, Long> byPartition = (Map<String, Long>) health.get("oldestOverdueMillisByPartition");
-            assertThat(byPartition).containsOnlyKeys(QueueLayoutStore.partitionNames("orders", 3));
+            assertThat(byPartition).containsOnlyKeys(QueueLayout.of(QueueName.of("orders"), 3).partitions());
 
             DelayQueueControl control = app.getBean(DelayQueueControl.class);
             assertThat(control.pause("orders")).isTrue();
@@ -191,7 +192,7 @@ class PartitionedQueueTest {
             DelayPublisher publisher = follower.getBean(DelayPublisher.class);
             assertThat(publisher.find("orders", id)).isPresent();
             String second = publisher.publish("orders", 2, Duration.ofHours(1));
-            assertThat(follower.getBean(PartitionedQueues.class).stats("orders").total().delayed()).isEqualTo(2);
+            assertThat(follower.getBean(PartitionedQueues.class).stats(QueueName.of("orders")).total().delayed()).isEqualTo(2);
 
             assertThat(publisher.cancel("orders", id)).isTrue();
             assertThat(publisher.cancel("orders", second)).isTrue();
@@ -214,7 +215,7 @@ class PartitionedQueueTest {
                 Recorder recorder = consumer.getBean(Handlers.class).recorder;
                 await().atMost(Duration.ofSeconds(20)).until(() -> recorder.total() >= 20);
                 assertThat(recorder.counts()).hasSize(20);
-                assertThat(follower.getBean(PartitionedQueues.class).layout("orders").size()).isEqualTo(2);
+                assertThat(follower.getBean(PartitionedQueues.class).layout(QueueName.of("orders")).size()).isEqualTo(2);
             }
         }
     }
@@ -233,7 +234,7 @@ class PartitionedQueueTest {
             RedisJobStore store = publisherOnly.getBean(RedisJobStore.class);
             // a consumer that takes every job of every partition, with a 1 s lease it never renews
             int held = 0;
-            for (String partition : QueueLayoutStore.partitionNames("orders", 3)) {
+            for (String partition : QueueLayout.of(QueueName.of("orders"), 3).partitions()) {
                 int taken = store.claim(partition, "vanished", 100, Duration.ofSeconds(1), 1).jobs().size();
                 assertThat(taken).as("jobs held in " + partition).isPositive();
                 held += taken;
@@ -251,15 +252,15 @@ class PartitionedQueueTest {
     @Test
     void partitionNamesSpreadOverTheSlotRangesAndJobsMapToOnePartitionByTheirId() {
         for (int n : new int[] { 2, 3, 6 }) {
-            List<String> names = QueueLayoutStore.partitionNames("orders", n);
+            List<String> names = QueueLayout.of(QueueName.of("orders"), n).partitions();
             assertThat(names).hasSize(n).doesNotHaveDuplicates();
             for (int i = 0; i < n; i++) {
-                int slot = QueueLayoutStore.slot(names.get(i));
+                int slot = ClusterSlot.of("{" + names.get(i) + "}");
                 assertThat(slot * n / 16384).as(names.get(i) + " in slot " + slot).isEqualTo(i);
             }
         }
-        assertThat(QueueLayoutStore.partitionNames("orders", 1)).containsExactly("orders");
-        QueueLayout layout = new QueueLayout("orders", QueueLayoutStore.partitionNames("orders", 3));
+        assertThat(QueueLayout.of(QueueName.of("orders"), 1).partitions()).containsExactly("orders");
+        QueueLayout layout = QueueLayout.of(QueueName.of("orders"), 3);
         int[] counts = new int[3];
         for (int i = 0; i < 3000; i++) {
             counts[layout.indexOf("order-" + i)]++;
@@ -268,7 +269,7 @@ class PartitionedQueueTest {
         for (int count : counts) {
             assertThat(count).isBetween(850, 1150);
         }
-        assertThatThrownBy(() -> QueueLayoutStore.partitionNames("orders", 129)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> QueueLayout.of(QueueName.of("orders"), 129).partitions()).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("between 1 and 128");
     }
 }

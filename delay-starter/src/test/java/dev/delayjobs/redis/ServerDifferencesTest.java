@@ -23,6 +23,7 @@ import org.junit.jupiter.api.Test;
 import dev.delayjobs.embeddedredis.RedisCluster;
 import dev.delayjobs.embeddedredis.RedisServerProcess;
 import dev.delayjobs.embeddedredis.RespConnection;
+import dev.delayjobs.queue.ClusterSlot;
 import dev.delayjobs.test.ServerUnderTest;
 
 /**

@@ -21,6 +21,7 @@ import dev.delayjobs.partition.PartitionedQueues;
 import dev.delayjobs.partition.QueueLayout;
 import dev.delayjobs.test.TestApps;
 import dev.delayjobs.test.TestRedis;
+import dev.delayjobs.queue.QueueName;
 
 /**
  * One partition's master hangs (SIGSTOP, no failover meanwhile): the jobs of the queue's other
@@ -54,7 +55,7 @@ class PartitionIsolationTest {
         try (ConfigurableApplicationContext app = TestApps.runOn(redis, prefix, List.of(Handlers.class))) {
             Handlers handlers = app.getBean(Handlers.class);
             DelayPublisher publisher = app.getBean(DelayPublisher.class);
-            QueueLayout layout = app.getBean(PartitionedQueues.class).layout("spread");
+            QueueLayout layout = app.getBean(PartitionedQueues.class).layout(QueueName.of("spread"));
             List<List<String>> keys = keysByPartition(layout, 21);
             for (List<String> partitionKeys : keys) {
                 publisher.publish("spread", "warm-up", Duration.ZERO, partitionKeys.get(0));

@@ -24,6 +24,7 @@ import dev.delayjobs.partition.PartitionedStats;
 import dev.delayjobs.test.Recorder;
 import dev.delayjobs.test.TestRedis;
 import dev.delayjobs.test.TestApps;
+import dev.delayjobs.queue.QueueName;
 
 /**
  * One queue in 3 partitions on the 3-master cluster: each partition is served by another master,
@@ -50,7 +51,7 @@ class PartitionedClusterTest {
         redis.add("delay.queues.hot.partitions=3");
         try (ConfigurableApplicationContext first = TestApps.runOn(redis, prefix, List.of(Handlers.class));
                 ConfigurableApplicationContext second = TestApps.runOn(redis, prefix, List.of(Handlers.class))) {
-            PartitionedStats layout = first.getBean(PartitionedQueues.class).stats("hot");
+            PartitionedStats layout = first.getBean(PartitionedQueues.class).stats(QueueName.of("hot"));
             Set<Integer> masters = new HashSet<>();
             for (PartitionedStats.Partition partition : layout.partitions()) {
                 RedisServerProcess master = Topology.Servers.cluster().masterOf(prefix + ":{" + partition.name() + "}:jobs");
@@ -70,7 +71,7 @@ class PartitionedClusterTest {
             await().atMost(Duration.ofSeconds(60)).until(() -> a.total() + b.total() >= 900);
 
             Recorder.assertEachHandledOnceAndNoneEarly(ids, a, b);
-            PartitionedStats after = first.getBean(PartitionedQueues.class).stats("hot");
+            PartitionedStats after = first.getBean(PartitionedQueues.class).stats(QueueName.of("hot"));
             assertThat(after.total().totals().get("completed")).isEqualTo(900);
             assertThat(after.partitions()).allSatisfy(p -> assertThat(p.stats().totals().get("completed")).isGreaterThan(200));
         }

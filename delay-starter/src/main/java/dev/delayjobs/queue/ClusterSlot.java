@@ -1,14 +1,15 @@
-package dev.delayjobs.redis;
+package dev.delayjobs.queue;
 
 import java.nio.charset.StandardCharsets;
 
 /** The Redis Cluster hash slot of a key: CRC16 (XMODEM) of its hash tag, or of the whole key, mod 16384. */
-final class ClusterSlot {
+public final class ClusterSlot {
 
     private ClusterSlot() {
     }
 
-    static int of(String key) {
+    /** The slot of {@code key}, as {@code CLUSTER KEYSLOT} answers. */
+    public static int of(String key) {
         byte[] bytes = key.getBytes(StandardCharsets.UTF_8);
         int start = 0;
         int end = bytes.length;
