@@ -7,9 +7,10 @@ import java.util.List;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
-import dev.delayjobs.redis.Claim;
-import dev.delayjobs.redis.RedisJobStore;
-import dev.delayjobs.redis.StoredJob;
+import dev.delayjobs.store.Claim;
+import dev.delayjobs.store.ClaimRequest;
+import dev.delayjobs.store.PartitionStore;
+import dev.delayjobs.store.StoredJob;
 import dev.delayjobs.timer.QueueWatchdog;
 
 /**
@@ -41,7 +42,7 @@ final class Claimer {
 
     private final HandlerEndpoint endpoint;
     private final ConsumedPartition partition;
-    private final RedisJobStore store;
+    private final PartitionStore store;
     private final QueueWatchdog watchdog;
     private final ClaimGate gate;
     private final JobRunner runner;
@@ -57,7 +58,7 @@ final class Claimer {
     /** Whether the last claim said a rate limit applies: claims are then only for free workers. */
     private boolean startsOnly;
 
-    Claimer(HandlerEndpoint endpoint, ConsumedPartition partition, RedisJobStore store, QueueWatchdog watchdog, ClaimGate gate,
+    Claimer(HandlerEndpoint endpoint, ConsumedPartition partition, PartitionStore store, QueueWatchdog watchdog, ClaimGate gate,
             JobRunner runner, HeldJobs held, WorkerThreads threads) {
         this.endpoint = endpoint;
         this.partition = partition;
@@ -149,8 +150,8 @@ final class Claimer {
                 if (held.takeUnknown()) {
                     releaseAllButHeld();
                 }
-                claim = store.claim(queue(), watchdog.instanceId(), wanted, start, lease, epochs.current(),
-                        endpoint.settings().rateLimit(), partition.index(), partition.count());
+                claim = store.claim(new ClaimRequest(watchdog.instanceId(), wanted, start, lease, epochs.current(),
+                        endpoint.settings().rateLimit(), partition.index(), partition.count()));
             }
             catch (RuntimeException ex) {
                 held.markUnknown();
@@ -182,7 +183,7 @@ final class Claimer {
             // wait for it here rather than spend a claim call that finds nothing
             else if (claim.jobs().size() < wanted && running) {
                 try {
-                    store.awaitReady(queue(), AWAIT_READY);
+                    store.awaitReady(AWAIT_READY);
                 }
                 catch (RuntimeException ex) {
                     if (running) {
@@ -247,11 +248,11 @@ final class Claimer {
      */
     private void releaseAllButHeld() {
         long epoch = epochs.next();
-        long fence = store.releaseAllBut(queue(), watchdog.instanceId(), held.ids(), epoch).fence();
+        long fence = store.releaseAllBut(watchdog.instanceId(), held.ids(), epoch).fence();
         if (fence > epoch) {
             epochs.fenceSeen(fence);
             epoch = epochs.next();
-            store.releaseAllBut(queue(), watchdog.instanceId(), held.ids(), epoch);
+            store.releaseAllBut(watchdog.instanceId(), held.ids(), epoch);
         }
         epochs.claimWith(epoch);
     }

@@ -2,7 +2,7 @@ package dev.delayjobs.listener;
 
 import java.util.concurrent.ScheduledFuture;
 
-import dev.delayjobs.redis.StoredJob;
+import dev.delayjobs.store.StoredJob;
 
 /**
  * One claimed job, handed to a worker at once or after it waited in the {@link PrefetchBuffer}. Its
@@ -18,7 +18,7 @@ final class Execution {
     final long claimedAt;
     /** Whether the claim left it PREFETCHED: its worker sends a start mark. */
     final boolean prefetched;
-    /** Whether it is suspect (see {@link dev.delayjobs.redis.Claim#suspects()}): its start mark is awaited. */
+    /** Whether it is suspect (see {@link dev.delayjobs.store.Claim#suspects()}): its start mark is awaited. */
     final boolean suspect;
     private Thread handler;
     private ScheduledFuture<?> timeout;

@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
-import dev.delayjobs.redis.StoredJob;
+import dev.delayjobs.store.StoredJob;
 
 /**
  * The jobs of one queue this instance is handling, or whose ack is pending, by id; and whether it

@@ -15,7 +15,7 @@ import dev.delayjobs.core.DelayQueueObserver;
 import dev.delayjobs.core.DurationText;
 import dev.delayjobs.core.JobTracing;
 import dev.delayjobs.core.PayloadCodec;
-import dev.delayjobs.redis.StoredJob;
+import dev.delayjobs.store.StoredJob;
 
 /**
  * Runs the claimed jobs of one queue on {@code concurrency} workers: reads the payload, calls the

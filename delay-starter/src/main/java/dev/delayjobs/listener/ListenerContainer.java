@@ -103,7 +103,7 @@ public final class ListenerContainer {
             try {
                 for (int i = 0; i < layout.size(); i++) {
                     PartitionConsumer consumer = new PartitionConsumer(new ConsumedPartition(queue(),
-                            layout.partitions().get(i), i, layout.size()), endpoint, store, watchdog, controls, codec,
+                            layout.partitions().get(i), i, layout.size()), endpoint, store.partition(layout.partitions().get(i)), watchdog, controls, codec,
                             observer, tracing, workerThreads, workers, pendingAcks, () -> !running);
                     // listed before it starts: a start that fails half-way is stopped with the others
                     started.add(consumer);

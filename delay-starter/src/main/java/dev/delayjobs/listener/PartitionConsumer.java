@@ -10,7 +10,7 @@ import dev.delayjobs.core.DelayQueueObserver;
 import dev.delayjobs.core.JobTracing;
 import dev.delayjobs.core.PayloadCodec;
 import dev.delayjobs.redis.QueueControls;
-import dev.delayjobs.redis.RedisJobStore;
+import dev.delayjobs.store.PartitionStore;
 import dev.delayjobs.timer.QueueWatchdog;
 
 /**
@@ -26,7 +26,7 @@ final class PartitionConsumer {
     private static final Log logger = LogFactory.getLog(ListenerContainer.class);
 
     private final ConsumedPartition partition;
-    private final RedisJobStore store;
+    private final PartitionStore store;
     private final QueueWatchdog watchdog;
     private final QueueSettings settings;
     private final HeldJobs held = new HeldJobs();
@@ -36,7 +36,7 @@ final class PartitionConsumer {
     private final Claimer claimer;
 
     /** Builds the parts; nothing runs, and Redis is not called, until {@link #start}. */
-    PartitionConsumer(ConsumedPartition partition, HandlerEndpoint endpoint, RedisJobStore store, QueueWatchdog watchdog,
+    PartitionConsumer(ConsumedPartition partition, HandlerEndpoint endpoint, PartitionStore store, QueueWatchdog watchdog,
             QueueControls controls, PayloadCodec codec, DelayQueueObserver observer, JobTracing tracing,
             WorkerThreads workerThreads, WorkerPermits workers, PendingAcks pendingAcks, BooleanSupplier stopping) {
         this.partition = partition;
@@ -44,13 +44,13 @@ final class PartitionConsumer {
         this.watchdog = watchdog;
         this.settings = endpoint.settings();
         gate = new ClaimGate(partition, controls);
-        acks = new AckBatcher(partition.name(), store, watchdog.instanceId(), pendingAcks, held::settled, lost -> {
+        acks = new AckBatcher(store, watchdog.instanceId(), pendingAcks, held::settled, lost -> {
             lost.forEach(held::settled);
             held.markUnknown();
         }, workerThreads);
-        OutcomeRecorder outcomes = new OutcomeRecorder(endpoint, partition.name(), store, watchdog.instanceId(), held, stopping);
+        OutcomeRecorder outcomes = new OutcomeRecorder(endpoint, store, watchdog.instanceId(), held, stopping);
         runner = new JobRunner(endpoint, codec, tracing, observer, outcomes, acks, held, workerThreads, workers,
-                new StartMarks(partition.name(), store), prefetchPace(settings.prefetch(), partition.count()));
+                new StartMarks(store), prefetchPace(settings.prefetch(), partition.count()));
         claimer = new Claimer(endpoint, partition, store, watchdog, gate, runner, held, workerThreads);
     }
 
@@ -109,14 +109,14 @@ final class PartitionConsumer {
         long fence = claimer.stopFence();
         try {
             if (handlersFinished) {
-                store.release(partition.name(), watchdog.instanceId(), fence);
+                store.release(watchdog.instanceId(), fence);
             }
             else {
                 // handlers ignore the interrupt: handing their jobs back now would run them twice at
                 // once; they stay held, and other instances recover them when the lease expires
                 logger.warn(partition.describe() + ": " + held.size() + " handler(s) ignored the interrupt; "
                         + "their jobs are recovered by other instances when the heartbeat lease expires");
-                store.releaseAllBut(partition.name(), watchdog.instanceId(), held.ids(), fence);
+                store.releaseAllBut(watchdog.instanceId(), held.ids(), fence);
             }
         }
         catch (RuntimeException ex) {
