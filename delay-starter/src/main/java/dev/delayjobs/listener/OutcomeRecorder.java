@@ -32,16 +32,16 @@ final class OutcomeRecorder {
     private final HandlerEndpoint endpoint;
     private final PartitionStore store;
     private final String instanceId;
-    private final HeldJobs held;
+    private final QueueSlots.Partition slots;
     private final BooleanSupplier stopping;
 
     /** @param store the partition whose jobs these are (the queue itself when it is not partitioned) */
-    OutcomeRecorder(HandlerEndpoint endpoint, PartitionStore store, String instanceId, HeldJobs held,
+    OutcomeRecorder(HandlerEndpoint endpoint, PartitionStore store, String instanceId, QueueSlots.Partition slots,
             BooleanSupplier stopping) {
         this.endpoint = endpoint;
         this.store = store;
         this.instanceId = instanceId;
-        this.held = held;
+        this.slots = slots;
         this.stopping = stopping;
     }
 
@@ -146,8 +146,7 @@ final class OutcomeRecorder {
             StoredJob job = execution.job;
             logger.error("Queue '" + queue() + "': could not record the outcome of job '" + job.id()
                     + "'; it will be handed back and delivered again: " + failure.getMessage());
-            held.remove(execution);
-            held.markUnknown();
+            slots.lost(job);
         }
     }
 

@@ -54,7 +54,7 @@ class StartMarksTest {
     }
 
     private static Execution prefetched(StoredJob job) {
-        return new Execution(job, System.currentTimeMillis(), System.nanoTime(), true, false);
+        return new Execution(null, job, System.currentTimeMillis(), System.nanoTime(), true, false);
     }
 
     private JobInfo find(String id) {
