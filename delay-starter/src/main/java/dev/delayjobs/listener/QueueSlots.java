@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
 
 import dev.delayjobs.store.StoredJob;
 
@@ -52,28 +53,38 @@ final class QueueSlots {
         return share;
     }
 
-    /** How many claimers wait for a worker now. */
-    int claimersWaiting() {
+    private <T> T locked(Supplier<T> read) {
         lock.lock();
         try {
-            return claimersWaiting.size();
+            return read.get();
         }
         finally {
             lock.unlock();
         }
     }
 
-    /** Adds a partition whose buffer holds up to {@code bufferCapacity} jobs (0 without prefetch). */
-    Partition partition(int bufferCapacity) {
+    private void locked(Runnable change) {
         lock.lock();
         try {
-            Partition partition = new Partition(bufferCapacity);
-            partitions.add(partition);
-            return partition;
+            change.run();
         }
         finally {
             lock.unlock();
         }
+    }
+
+    /** How many claimers wait for a worker now. */
+    int claimersWaiting() {
+        return locked(claimersWaiting::size);
+    }
+
+    /** Adds a partition whose buffer holds up to {@code bufferCapacity} jobs (0 without prefetch). */
+    Partition partition(int bufferCapacity) {
+        return locked(() -> {
+            Partition partition = new Partition(bufferCapacity);
+            partitions.add(partition);
+            return partition;
+        });
     }
 
     /**
@@ -228,16 +239,12 @@ final class QueueSlots {
          * worker is freed.
          */
         Execution finished(Execution done) {
-            lock.lock();
-            try {
+            return locked(() -> {
                 if (!done.ackPending()) {
                     leave(done);
                 }
                 return assign(this);
-            }
-            finally {
-                lock.unlock();
-            }
+            });
         }
 
         /**
@@ -245,13 +252,7 @@ final class QueueSlots {
          * returned, say): returns the next job for it, or null when it is freed.
          */
         Execution workerIdle() {
-            lock.lock();
-            try {
-                return assign(this);
-            }
-            finally {
-                lock.unlock();
-            }
+            return locked(() -> assign(this));
         }
 
         /**
@@ -261,28 +262,20 @@ final class QueueSlots {
          * thread keeps the worker until it returns ({@link #workerIdle}).
          */
         Execution abandoned(Execution timedOut, boolean freeWorker) {
-            lock.lock();
-            try {
+            return locked(() -> {
                 leave(timedOut);
                 return freeWorker ? assign(this) : null;
-            }
-            finally {
-                lock.unlock();
-            }
+            });
         }
 
         /** The ack of {@code job} was recorded: it leaves (not a newer claim of its id). */
         void acked(StoredJob job) {
-            lock.lock();
-            try {
+            locked(() -> {
                 Execution execution = held.get(job.id());
                 if (execution != null && execution.job == job) {
                     leave(execution);
                 }
-            }
-            finally {
-                lock.unlock();
-            }
+            });
         }
 
         /**
@@ -290,97 +283,54 @@ final class QueueSlots {
          * store may hold jobs for this instance that it does not know of.
          */
         void lost(StoredJob job) {
-            lock.lock();
-            try {
+            locked(() -> {
                 unknown = true;
                 acked(job);
-            }
-            finally {
-                lock.unlock();
-            }
+            });
         }
 
         /** Something may have reached the store without this instance knowing (a claim whose reply was lost). */
         void unknown() {
-            lock.lock();
-            try {
-                unknown = true;
-            }
-            finally {
-                lock.unlock();
-            }
+            locked(() -> unknown = true);
         }
 
         /** Whether {@link #unknown()} (or {@link #lost}) was called since the last time this said so. */
         boolean takeUnknown() {
-            lock.lock();
-            try {
+            return locked(() -> {
                 boolean was = unknown;
                 unknown = false;
                 return was;
-            }
-            finally {
-                lock.unlock();
-            }
+            });
         }
 
         /** Takes every job waiting in the buffer out (to hand them back to the store): they leave, and their room is freed. */
         List<Execution> drain() {
-            lock.lock();
-            try {
+            return locked(() -> {
                 List<Execution> drained = new ArrayList<>(waiting);
                 waiting.clear();
                 drained.forEach(this::leave);
                 freeRoom(drained.size());
                 return drained;
-            }
-            finally {
-                lock.unlock();
-            }
+            });
         }
 
         /** The ids of the jobs held: running, waiting in the buffer, or with their ack pending. */
         List<String> ids() {
-            lock.lock();
-            try {
-                return List.copyOf(held.keySet());
-            }
-            finally {
-                lock.unlock();
-            }
+            return locked(() -> List.copyOf(held.keySet()));
         }
 
         int size() {
-            lock.lock();
-            try {
-                return held.size();
-            }
-            finally {
-                lock.unlock();
-            }
+            return locked(held::size);
         }
 
         /** How many jobs wait in the buffer. */
         int waiting() {
-            lock.lock();
-            try {
-                return waiting.size();
-            }
-            finally {
-                lock.unlock();
-            }
+            return locked(waiting::size);
         }
 
         /** Interrupts the handlers still running (shutdown). */
         void interruptAll() {
-            List<Execution> running;
-            lock.lock();
-            try {
-                running = List.copyOf(held.values());
-            }
-            finally {
-                lock.unlock();
-            }
+            List<Execution> running = locked(() -> List.copyOf(held.values()));
             running.forEach(Execution::interruptHandler);
         }
 
