@@ -280,9 +280,11 @@ class QueueSlotsTest {
             if (ran.putIfAbsent(next.job.id(), true) != null) {
                 twice.add(next.job.id());
             }
-            allRan.countDown();
             QueueSlots.Partition own = partitions.get(next.job.id().startsWith("p0-") ? 0 : 1);
-            next = own.finished(next);
+            Execution done = next;
+            next = own.finished(done);
+            // counted once its worker moved on: when all are counted, every worker is idle
+            allRan.countDown();
         }
     }
 
