@@ -1,5 +1,6 @@
 package dev.delayjobs;
 
+import static dev.delayjobs.test.ClaimRequests.request;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -20,7 +21,7 @@ import dev.delayjobs.listener.ListenerContainer;
 import dev.delayjobs.listener.ListenerContainerRegistry;
 import dev.delayjobs.redis.NewJob;
 import dev.delayjobs.redis.RedisJobStore;
-import dev.delayjobs.redis.StoredJob;
+import dev.delayjobs.store.StoredJob;
 import dev.delayjobs.test.Recorder;
 import dev.delayjobs.test.TestApps;
 import dev.delayjobs.test.TestRedis;
@@ -179,10 +180,10 @@ class RecoveryTest {
             for (int i = 1; i <= 5; i++) {
                 store.publish("work", List.of(new NewJob("job-" + i, true, 0, false, "{\"n\":" + i + "}")));
             }
-            List<String> held = store.claim("work", "pod-0", 3, Duration.ofSeconds(20), 1).jobs().stream()
+            List<String> held = store.partition("work").claim(request("pod-0", 3, Duration.ofSeconds(20), 1)).jobs().stream()
                     .map(StoredJob::id).toList();
             for (int epoch = 2; epoch <= 4; epoch++) {
-                store.releaseAllBut("work", "pod-0", held, epoch);
+                store.partition("work").releaseAllBut("pod-0", held, epoch);
             }
 
             // its successor under the same id: heartbeats keep pod-0's lease alive, so only a

@@ -10,8 +10,8 @@ import java.util.function.Consumer;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
-import dev.delayjobs.redis.RedisJobStore;
-import dev.delayjobs.redis.StoredJob;
+import dev.delayjobs.store.PartitionStore;
+import dev.delayjobs.store.StoredJob;
 
 /**
  * Records the acks of one container: workers hand over a job whose handler returned, and one thread
@@ -33,7 +33,7 @@ final class AckBatcher {
     static final int MAX_BATCH = 500;
 
     private final String queue;
-    private final RedisJobStore store;
+    private final PartitionStore store;
     private final String instance;
     private final Consumer<StoredJob> acked;
     private final Consumer<List<StoredJob>> lost;
@@ -46,14 +46,14 @@ final class AckBatcher {
     /** Set, under this object's lock, when the acker thread will read no more acks. */
     private boolean exited;
 
-    AckBatcher(String queue, RedisJobStore store, String instance, PendingAcks places, Consumer<StoredJob> acked,
+    AckBatcher(PartitionStore store, String instance, PendingAcks places, Consumer<StoredJob> acked,
             Consumer<List<StoredJob>> lost) {
-        this(queue, store, instance, places, acked, lost, WorkerThreads.PLATFORM);
+        this(store, instance, places, acked, lost, WorkerThreads.PLATFORM);
     }
 
-    AckBatcher(String queue, RedisJobStore store, String instance, PendingAcks places, Consumer<StoredJob> acked,
+    AckBatcher(PartitionStore store, String instance, PendingAcks places, Consumer<StoredJob> acked,
             Consumer<List<StoredJob>> lost, WorkerThreads threads) {
-        this.queue = queue;
+        this.queue = store.name();
         this.places = places;
         this.store = store;
         this.instance = instance;
@@ -168,7 +168,7 @@ final class AckBatcher {
 
     private void send(List<StoredJob> batch) {
         RuntimeException failure = OutcomeRetry.run(() -> {
-            int deleted = store.ack(queue, instance, batch);
+            int deleted = store.ack(instance, batch);
             if (deleted < batch.size()) {
                 // the job was recovered by another instance meanwhile (this one lost its lease), or replaced
                 logger.info("Queue '" + queue + "': " + (batch.size() - deleted) + " of " + batch.size()

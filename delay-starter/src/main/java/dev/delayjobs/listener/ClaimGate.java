@@ -6,7 +6,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import dev.delayjobs.redis.ChannelSubscription;
-import dev.delayjobs.redis.Claim;
+import dev.delayjobs.store.Claim;
 import dev.delayjobs.redis.QueueControls;
 
 /**

@@ -7,16 +7,16 @@ import java.util.List;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
-import dev.delayjobs.redis.Claim;
-import dev.delayjobs.redis.RedisJobStore;
-import dev.delayjobs.redis.StoredJob;
-import dev.delayjobs.timer.QueueWatchdog;
+import dev.delayjobs.store.Claim;
+import dev.delayjobs.store.ClaimRequest;
+import dev.delayjobs.store.PartitionStore;
+import dev.delayjobs.store.StoredJob;
 
 /**
- * The claimer thread of one queue: takes as many ready jobs as there are free workers and room in
- * its {@link PrefetchBuffer} in one script call (one Redis connection, however many workers), hands
- * them to the {@link JobRunner} (those for free workers start at once, the others wait in the
- * buffer), and waits when the queue is empty, paused or rate limited, or the buffer is full. With a
+ * The claimer thread of one partition: reserves free workers and room in its buffer from the
+ * {@link QueueSlots}, takes as many ready jobs in one store call (one Redis connection, however
+ * many workers), delivers them to the slots (those for the workers reserved start at once on the
+ * {@link JobRunner}, the others wait in the buffer), and waits when the queue is empty, paused or rate limited, or the buffer is full. With a
  * buffer, the next claim is on its way while the workers run. One claimer per start of the container.
  *
  * <p>Prefetched jobs are handed back to Redis, with no attempt spent, when the queue is paused, when
@@ -41,12 +41,14 @@ final class Claimer {
 
     private final HandlerEndpoint endpoint;
     private final ConsumedPartition partition;
-    private final RedisJobStore store;
-    private final QueueWatchdog watchdog;
+    private final PartitionStore store;
+    private final String instance;
+    private final Duration lease;
     private final ClaimGate gate;
     private final JobRunner runner;
-    private final HeldJobs held;
-    private final PrefetchBuffer buffer;
+    private final QueueSlots.Partition slots;
+    /** How many jobs the buffer should hold. */
+    private final PrefetchPace pace;
     private final Thread thread;
     private volatile boolean running = true;
     private final ClaimEpochs epochs = new ClaimEpochs();
@@ -57,16 +59,21 @@ final class Claimer {
     /** Whether the last claim said a rate limit applies: claims are then only for free workers. */
     private boolean startsOnly;
 
-    Claimer(HandlerEndpoint endpoint, ConsumedPartition partition, RedisJobStore store, QueueWatchdog watchdog, ClaimGate gate,
-            JobRunner runner, HeldJobs held, WorkerThreads threads) {
+    /**
+     * @param instance the consumer instance id the claims are made for
+     * @param lease the instance's heartbeat lease: what it holds unseen is handed back once per lease
+     */
+    Claimer(HandlerEndpoint endpoint, ConsumedPartition partition, PartitionStore store, String instance, Duration lease,
+            ClaimGate gate, JobRunner runner, QueueSlots.Partition slots, PrefetchPace pace, WorkerThreads threads) {
         this.endpoint = endpoint;
         this.partition = partition;
         this.store = store;
-        this.watchdog = watchdog;
+        this.instance = instance;
+        this.lease = lease;
         this.gate = gate;
         this.runner = runner;
-        this.held = held;
-        this.buffer = runner.buffer();
+        this.slots = slots;
+        this.pace = pace;
         this.thread = threads.service("delay-" + partition.name() + "-claimer", this::superviseClaimLoop);
     }
 
@@ -101,68 +108,57 @@ final class Claimer {
                     return;
                 }
                 logger.error(partition.describe() + ": the claim loop failed; restarting it in 1s", ex);
-                held.markUnknown();
+                slots.unknown();
                 pause(Duration.ofSeconds(1));
             }
         }
     }
 
     private void claimLoop() {
-        Duration lease = watchdog.settings().heartbeatLease();
         long reconciledAt = System.nanoTime();
         while (running) {
             // once per lease, whether or not a failure was seen: anything this instance holds in
             // Redis that no worker handles (a claim whose copy ran unseen, say) goes back to ready
             if (System.nanoTime() - reconciledAt > lease.toNanos()) {
-                held.markUnknown();
+                slots.unknown();
                 reconciledAt = System.nanoTime();
             }
             // without a buffer (none configured, a rate limit, or handlers too slow for the pace to
             // ask for one), a claim waits for free workers; with one, for room in it (a free worker
             // takes a waiting job first, so free workers mean an empty buffer)
-            int target = buffer.capacity() == 0 || startsOnly ? 0 : buffer.target();
-            int start;
-            int room;
+            int target = slots.capacity() == 0 || startsOnly ? 0 : pace.target();
+            QueueSlots.Reservation reserved;
             try {
-                if (target == 0) {
-                    start = runner.awaitFreeWorkers();
-                    room = 0;
-                }
-                else {
-                    room = buffer.awaitRoom(AWAIT_READY, target);
-                    // a full buffer while the queue's control changed since the last claim: a claim of
-                    // nothing reads the new state, so that a pause or a rate limit hands the
-                    // prefetched jobs back without waiting for room
-                    if (room == 0 && gate.changes() == controlChangesSeen) {
-                        continue;
-                    }
-                    start = room == 0 ? 0 : runner.takeFreeWorkers();
-                }
+                reserved = slots.reserve(target, AWAIT_READY);
             }
             catch (InterruptedException ex) {
                 break;
             }
-            int wanted = start + room;
+            // a full buffer while the queue's control changed since the last claim: a claim of
+            // nothing reads the new state, so that a pause or a rate limit hands the prefetched
+            // jobs back without waiting for room
+            if (target > 0 && reserved.room() == 0 && gate.changes() == controlChangesSeen) {
+                continue;
+            }
             Claim claim;
             controlChangesSeen = gate.changes();
             try {
-                if (held.takeUnknown()) {
+                if (slots.takeUnknown()) {
                     releaseAllButHeld();
                 }
-                claim = store.claim(queue(), watchdog.instanceId(), wanted, start, lease, epochs.current(),
-                        endpoint.settings().rateLimit(), partition.index(), partition.count());
+                claim = store.claim(new ClaimRequest(instance, reserved.jobs(), reserved.workers(), lease, epochs.current(),
+                        endpoint.settings().rateLimit(), partition.index(), partition.count()));
             }
             catch (RuntimeException ex) {
-                held.markUnknown();
-                runner.giveBack(start);
-                buffer.giveBackRoom(room);
+                slots.unknown();
+                JobRunner.startAll(slots.deliver(reserved, List.of()));
                 if (running) {
                     logger.warn(partition.describe() + ": claiming failed, retrying in 1s: " + ex.getMessage());
                     pause(Duration.ofSeconds(1));
                 }
                 continue;
             }
-            if (!deliver(claim, start, room)) {
+            if (!deliver(claim, reserved)) {
                 return;
             }
             if (claim.fenced()) {
@@ -180,9 +176,9 @@ final class Claimer {
             }
             // fewer than asked for: ready was empty when the claim ran (or held only stale ids), so
             // wait for it here rather than spend a claim call that finds nothing
-            else if (claim.jobs().size() < wanted && running) {
+            else if (claim.jobs().size() < reserved.jobs() && running) {
                 try {
-                    store.awaitReady(queue(), AWAIT_READY);
+                    store.awaitReady(AWAIT_READY);
                 }
                 catch (RuntimeException ex) {
                     if (running) {
@@ -194,34 +190,21 @@ final class Claimer {
     }
 
     /**
-     * Hands the jobs of {@code claim} over: the first {@code start} to the workers taken for them, the
-     * others (prefetched) to the buffer, in the room taken for them. Returns false when the workers
-     * were shut down (stop() gave up waiting for this thread): the jobs not started are still held
-     * and are handed back by stop().
+     * Delivers the jobs of {@code claim} to the slots: the first {@code reserved.workers()} start on
+     * the workers reserved for them, the others (prefetched) wait in the buffer. Returns false when
+     * the workers were shut down (stop() gave up waiting for this thread): the jobs not started
+     * left the held jobs, and stop() hands them back.
      */
-    private boolean deliver(Claim claim, int start, int room) {
+    private boolean deliver(Claim claim, QueueSlots.Reservation reserved) {
         long claimedAt = System.nanoTime();
         List<StoredJob> jobs = claim.jobs();
-        int started = Math.min(start, jobs.size());
-        runner.giveBack(start - started);
-        buffer.giveBackRoom(room - (jobs.size() - started));
-        List<Execution> prefetched = new ArrayList<>(jobs.size() - started);
+        List<Execution> claimed = new ArrayList<>(jobs.size());
         for (int i = 0; i < jobs.size(); i++) {
             StoredJob job = jobs.get(i);
-            Execution execution = new Execution(job, claim.serverNow(), claimedAt, i >= started,
-                    claim.suspects().contains(job.id()));
-            held.add(execution);
-            if (i >= started) {
-                prefetched.add(execution);
-            }
-            else if (!runner.start(execution)) {
-                return false;
-            }
+            claimed.add(new Execution(runner, job, claim.serverNow(), claimedAt, i >= reserved.workers(),
+                    claim.suspects().contains(job.id())));
         }
-        if (!prefetched.isEmpty()) {
-            buffer.add(prefetched);
-        }
-        return true;
+        return JobRunner.startAll(slots.deliver(reserved, claimed));
     }
 
     /**
@@ -231,11 +214,11 @@ final class Claimer {
      */
     private void refusedByFence(long fence) {
         epochs.fenceSeen(fence);
-        held.markUnknown();
+        slots.unknown();
         if (!fenceRefusalLogged && running) {
             fenceRefusalLogged = true;
             logger.warn(partition.describe() + ": a claim of epoch " + epochs.current() + " was refused by the claim fence "
-                    + fence + " of instance " + watchdog.instanceId() + ", which this claimer did not set (is another "
+                    + fence + " of instance " + instance + ", which this claimer did not set (is another "
                     + "process running under the same delay.instance-id? two must not share one); claiming above it");
         }
     }
@@ -247,11 +230,11 @@ final class Claimer {
      */
     private void releaseAllButHeld() {
         long epoch = epochs.next();
-        long fence = store.releaseAllBut(queue(), watchdog.instanceId(), held.ids(), epoch).fence();
+        long fence = store.releaseAllBut(instance, slots.ids(), epoch).fence();
         if (fence > epoch) {
             epochs.fenceSeen(fence);
             epoch = epochs.next();
-            store.releaseAllBut(queue(), watchdog.instanceId(), held.ids(), epoch);
+            store.releaseAllBut(instance, slots.ids(), epoch);
         }
         epochs.claimWith(epoch);
     }
@@ -269,25 +252,19 @@ final class Claimer {
      * or the container stops). Called by the claimer thread, or once it stopped.
      */
     void handBackPrefetched() {
-        List<Execution> waiting = buffer.drain();
+        List<Execution> waiting = slots.drain();
         if (waiting.isEmpty()) {
             return;
         }
-        waiting.forEach(held::remove);
         try {
             releaseAllButHeld();
         }
         catch (RuntimeException ex) {
             // handed back before the next claim, or recovered by other instances after the lease
-            held.markUnknown();
+            slots.unknown();
             logger.warn(partition.describe() + ": could not hand back " + waiting.size() + " prefetched job(s): "
                     + ex.getMessage());
         }
-    }
-
-    /** What the store calls the jobs' queue: the partition's name. */
-    private String queue() {
-        return partition.name();
     }
 
     private static void pause(Duration duration) {

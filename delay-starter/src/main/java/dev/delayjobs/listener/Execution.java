@@ -2,15 +2,18 @@ package dev.delayjobs.listener;
 
 import java.util.concurrent.ScheduledFuture;
 
-import dev.delayjobs.redis.StoredJob;
+import dev.delayjobs.store.StoredJob;
 
 /**
- * One claimed job, handed to a worker at once or after it waited in the {@link PrefetchBuffer}. Its
+ * One claimed job, handed to a worker at once or after it waited in its partition's buffer
+ * ({@link QueueSlots.Partition}). Its
  * outcome is recorded once: by the worker when the handler returns or throws, or by the handler
  * timeout, whichever settles it first.
  */
 final class Execution {
 
+    /** The runner of the job's partition, which runs it on whichever worker the job is handed. */
+    final JobRunner runner;
     final StoredJob job;
     /** The Redis server clock when the job was claimed, epoch ms. */
     final long claimServerNow;
@@ -18,15 +21,17 @@ final class Execution {
     final long claimedAt;
     /** Whether the claim left it PREFETCHED: its worker sends a start mark. */
     final boolean prefetched;
-    /** Whether it is suspect (see {@link dev.delayjobs.redis.Claim#suspects()}): its start mark is awaited. */
+    /** Whether it is suspect (see {@link dev.delayjobs.store.Claim#suspects()}): its start mark is awaited. */
     final boolean suspect;
     private Thread handler;
     private ScheduledFuture<?> timeout;
     private boolean settled;
     private boolean shutdownInterrupt;
     private boolean permitKept;
+    private boolean ackPending;
 
-    Execution(StoredJob job, long claimServerNow, long claimedAt, boolean prefetched, boolean suspect) {
+    Execution(JobRunner runner, StoredJob job, long claimServerNow, long claimedAt, boolean prefetched, boolean suspect) {
+        this.runner = runner;
         this.job = job;
         this.claimServerNow = claimServerNow;
         this.claimedAt = claimedAt;
@@ -104,5 +109,14 @@ final class Execution {
     /** Whether the handler's thread, abandoned after a timeout, gives the worker's permit back when it returns. */
     synchronized boolean permitKept() {
         return permitKept;
+    }
+
+    /** Its ack was queued: the job stays held until the acker recorded it (or gave up). */
+    synchronized void ackQueued() {
+        ackPending = true;
+    }
+
+    synchronized boolean ackPending() {
+        return ackPending;
     }
 }

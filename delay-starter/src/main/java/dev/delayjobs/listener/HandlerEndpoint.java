@@ -10,7 +10,7 @@ import org.springframework.util.ReflectionUtils;
 
 import dev.delayjobs.DelayedJob;
 import dev.delayjobs.JobFailurePolicy;
-import dev.delayjobs.redis.StoredJob;
+import dev.delayjobs.store.StoredJob;
 import tools.jackson.databind.JavaType;
 
 /**

@@ -21,7 +21,7 @@ import dev.delayjobs.timer.QueueWatchdog;
  * Runs the handler of one queue in this instance, and starts and stops the parts that do it: per
  * partition of the queue (one for a queue that is not partitioned), a {@link PartitionConsumer}
  * with its claimer, runner, acker and outcome recorder, all sharing the queue's
- * {@code concurrency} workers ({@link WorkerPermits}).
+ * {@code concurrency} workers ({@link QueueSlots}).
  *
  * <p>Stopping stops claiming, waits for running handlers up to the shutdown timeout, interrupts
  * those still running, and hands every job still held back to ready at once.
@@ -96,15 +96,15 @@ public final class ListenerContainer {
             QueueLayout layout = layouts.declare(queue());
             store.registerQueue(queue());
             observer.consuming(queue());
-            WorkerPermits workers = new WorkerPermits(endpoint.settings().concurrency(), layout.size());
+            QueueSlots slots = new QueueSlots(endpoint.settings().concurrency(), layout.size());
             PendingAcks pendingAcks = new PendingAcks(); // one cap for the queue, whatever its partitions
             List<PartitionConsumer> started = new ArrayList<>();
             running = true;
             try {
                 for (int i = 0; i < layout.size(); i++) {
                     PartitionConsumer consumer = new PartitionConsumer(new ConsumedPartition(queue(),
-                            layout.partitions().get(i), i, layout.size()), endpoint, store, watchdog, controls, codec,
-                            observer, tracing, workerThreads, workers, pendingAcks, () -> !running);
+                            layout.partitions().get(i), i, layout.size()), endpoint, store.partition(layout.partitions().get(i)), watchdog, controls, codec,
+                            observer, tracing, workerThreads, slots, pendingAcks, () -> !running);
                     // listed before it starts: a start that fails half-way is stopped with the others
                     started.add(consumer);
                     consumer.start();

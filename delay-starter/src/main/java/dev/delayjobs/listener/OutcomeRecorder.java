@@ -13,8 +13,8 @@ import org.springframework.util.backoff.BackOffExecution;
 import dev.delayjobs.NonRetryableJobException;
 import dev.delayjobs.core.DelayQueueObserver;
 import dev.delayjobs.core.ErrorText;
-import dev.delayjobs.redis.RedisJobStore;
-import dev.delayjobs.redis.StoredJob;
+import dev.delayjobs.store.PartitionStore;
+import dev.delayjobs.store.StoredJob;
 
 /**
  * Records what became of a failed job of one queue: a retry after the backoff, or the dead set. An
@@ -30,20 +30,18 @@ final class OutcomeRecorder {
     static final int MOST_BACKOFF_STEPS = 10_000;
 
     private final HandlerEndpoint endpoint;
-    private final String partition;
-    private final RedisJobStore store;
+    private final PartitionStore store;
     private final String instanceId;
-    private final HeldJobs held;
+    private final QueueSlots.Partition slots;
     private final BooleanSupplier stopping;
 
-    /** @param partition the partition whose jobs these are (the queue itself when it is not partitioned) */
-    OutcomeRecorder(HandlerEndpoint endpoint, String partition, RedisJobStore store, String instanceId, HeldJobs held,
+    /** @param store the partition whose jobs these are (the queue itself when it is not partitioned) */
+    OutcomeRecorder(HandlerEndpoint endpoint, PartitionStore store, String instanceId, QueueSlots.Partition slots,
             BooleanSupplier stopping) {
         this.endpoint = endpoint;
-        this.partition = partition;
         this.store = store;
         this.instanceId = instanceId;
-        this.held = held;
+        this.slots = slots;
         this.stopping = stopping;
     }
 
@@ -93,7 +91,7 @@ final class OutcomeRecorder {
         Duration delay = backoff;
         logger.info("Queue '" + queue() + "': job '" + job.id() + "' failed attempt " + job.attempts() + " of " + maxAttempts
                 + "; retrying in " + delay.toMillis() + " ms: " + error);
-        complete(execution, () -> refusedIfFalse(store.retry(partition, instanceId, job, error, delay), job));
+        complete(execution, () -> refusedIfFalse(store.retry(instanceId, job, error, delay), job));
         return DelayQueueObserver.Outcome.RETRIED;
     }
 
@@ -134,7 +132,7 @@ final class OutcomeRecorder {
     /** Moves a job to the dead set at once, with {@code error}. */
     DelayQueueObserver.Outcome bury(Execution execution, String error) {
         StoredJob job = execution.job;
-        complete(execution, () -> refusedIfFalse(store.bury(partition, instanceId, job, error), job));
+        complete(execution, () -> refusedIfFalse(store.bury(instanceId, job, error), job));
         return DelayQueueObserver.Outcome.DEAD;
     }
 
@@ -148,8 +146,7 @@ final class OutcomeRecorder {
             StoredJob job = execution.job;
             logger.error("Queue '" + queue() + "': could not record the outcome of job '" + job.id()
                     + "'; it will be handed back and delivered again: " + failure.getMessage());
-            held.remove(execution);
-            held.markUnknown();
+            slots.lost(job);
         }
     }
 

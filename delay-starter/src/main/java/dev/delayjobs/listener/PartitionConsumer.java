@@ -10,15 +10,15 @@ import dev.delayjobs.core.DelayQueueObserver;
 import dev.delayjobs.core.JobTracing;
 import dev.delayjobs.core.PayloadCodec;
 import dev.delayjobs.redis.QueueControls;
-import dev.delayjobs.redis.RedisJobStore;
+import dev.delayjobs.store.PartitionStore;
 import dev.delayjobs.timer.QueueWatchdog;
 
 /**
  * The parts that consume one partition of a queue (the queue itself when it is not partitioned)
  * during one start of its {@link ListenerContainer}: the watchdog's timer and lease on the
  * partition, its {@link ClaimGate}, {@link Claimer}, {@link JobRunner}, {@link AckBatcher} and
- * {@link OutcomeRecorder}, sharing the queue's {@link WorkerPermits} and {@link PendingAcks} with
- * the other partitions.
+ * {@link OutcomeRecorder}, and its view of the queue's {@link QueueSlots} (workers shared with the
+ * other partitions, its buffer and held jobs), sharing the queue's {@link PendingAcks} too.
  */
 final class PartitionConsumer {
 
@@ -26,32 +26,33 @@ final class PartitionConsumer {
     private static final Log logger = LogFactory.getLog(ListenerContainer.class);
 
     private final ConsumedPartition partition;
-    private final RedisJobStore store;
+    private final PartitionStore store;
     private final QueueWatchdog watchdog;
     private final QueueSettings settings;
-    private final HeldJobs held = new HeldJobs();
+    private final QueueSlots.Partition slots;
     private final ClaimGate gate;
     private final AckBatcher acks;
     private final JobRunner runner;
     private final Claimer claimer;
 
     /** Builds the parts; nothing runs, and Redis is not called, until {@link #start}. */
-    PartitionConsumer(ConsumedPartition partition, HandlerEndpoint endpoint, RedisJobStore store, QueueWatchdog watchdog,
+    PartitionConsumer(ConsumedPartition partition, HandlerEndpoint endpoint, PartitionStore store, QueueWatchdog watchdog,
             QueueControls controls, PayloadCodec codec, DelayQueueObserver observer, JobTracing tracing,
-            WorkerThreads workerThreads, WorkerPermits workers, PendingAcks pendingAcks, BooleanSupplier stopping) {
+            WorkerThreads workerThreads, QueueSlots queueSlots, PendingAcks pendingAcks, BooleanSupplier stopping) {
         this.partition = partition;
         this.store = store;
         this.watchdog = watchdog;
         this.settings = endpoint.settings();
         gate = new ClaimGate(partition, controls);
-        acks = new AckBatcher(partition.name(), store, watchdog.instanceId(), pendingAcks, held::settled, lost -> {
-            lost.forEach(held::settled);
-            held.markUnknown();
-        }, workerThreads);
-        OutcomeRecorder outcomes = new OutcomeRecorder(endpoint, partition.name(), store, watchdog.instanceId(), held, stopping);
-        runner = new JobRunner(endpoint, codec, tracing, observer, outcomes, acks, held, workerThreads, workers,
-                new StartMarks(partition.name(), store), prefetchPace(settings.prefetch(), partition.count()));
-        claimer = new Claimer(endpoint, partition, store, watchdog, gate, runner, held, workerThreads);
+        PrefetchPace pace = prefetchPace(settings.prefetch(), partition.count());
+        slots = queueSlots.partition(pace.most());
+        acks = new AckBatcher(store, watchdog.instanceId(), pendingAcks, slots::acked, lost -> lost.forEach(slots::lost),
+                workerThreads);
+        OutcomeRecorder outcomes = new OutcomeRecorder(endpoint, store, watchdog.instanceId(), slots, stopping);
+        runner = new JobRunner(endpoint, codec, tracing, observer, outcomes, acks, slots, queueSlots.share(), workerThreads,
+                new StartMarks(store), pace);
+        claimer = new Claimer(endpoint, partition, store, watchdog.instanceId(), watchdog.settings().heartbeatLease(), gate,
+                runner, slots, pace, workerThreads);
     }
 
     /**
@@ -65,7 +66,7 @@ final class PartitionConsumer {
         acks.start();
         // what this instance id held before (a restart under a fixed delay.instance-id, or stop then
         // start) has no worker here: the claimer's first turn hands it back and claims above its fence
-        held.markUnknown();
+        slots.unknown();
         claimer.start();
     }
 
@@ -86,15 +87,15 @@ final class PartitionConsumer {
 
     /** Waits up to {@code timeout} for the running handlers; returns whether none is left. */
     boolean awaitHandlers(Duration timeout) {
-        return held.awaitEmpty(timeout);
+        return slots.awaitEmpty(timeout);
     }
 
     void interruptHandlers() {
-        held.interruptAll();
+        slots.interruptAll();
     }
 
     int handlersLeft() {
-        return held.size();
+        return slots.size();
     }
 
     /**
@@ -109,14 +110,14 @@ final class PartitionConsumer {
         long fence = claimer.stopFence();
         try {
             if (handlersFinished) {
-                store.release(partition.name(), watchdog.instanceId(), fence);
+                store.release(watchdog.instanceId(), fence);
             }
             else {
                 // handlers ignore the interrupt: handing their jobs back now would run them twice at
                 // once; they stay held, and other instances recover them when the lease expires
-                logger.warn(partition.describe() + ": " + held.size() + " handler(s) ignored the interrupt; "
+                logger.warn(partition.describe() + ": " + slots.size() + " handler(s) ignored the interrupt; "
                         + "their jobs are recovered by other instances when the heartbeat lease expires");
-                store.releaseAllBut(partition.name(), watchdog.instanceId(), held.ids(), fence);
+                store.releaseAllBut(watchdog.instanceId(), slots.ids(), fence);
             }
         }
         catch (RuntimeException ex) {

@@ -6,8 +6,8 @@ import java.util.List;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
-import dev.delayjobs.redis.RedisJobStore;
-import dev.delayjobs.redis.StoredJob;
+import dev.delayjobs.store.PartitionStore;
+import dev.delayjobs.store.StoredJob;
 
 /**
  * Sends the start marks of one partition's prefetched jobs (start.lua) without holding up their
@@ -26,12 +26,12 @@ final class StartMarks {
     private static final int MAX_BATCH = AckBatcher.MAX_BATCH;
 
     private final String queue;
-    private final RedisJobStore store;
+    private final PartitionStore store;
     private final List<Execution> pending = new ArrayList<>();
     private boolean inFlight;
 
-    StartMarks(String queue, RedisJobStore store) {
-        this.queue = queue;
+    StartMarks(PartitionStore store) {
+        this.queue = store.name();
         this.store = store;
     }
 
@@ -56,7 +56,7 @@ final class StartMarks {
      */
     boolean startedNow(StoredJob job) {
         try {
-            return store.markStarted(queue, job);
+            return store.markStarted(job);
         }
         catch (RuntimeException ex) {
             logger.warn("Queue '" + queue + "': could not record the start of job '" + job.id() + "', which was held "
@@ -84,7 +84,7 @@ final class StartMarks {
     }
 
     private void send(List<StoredJob> call) {
-        store.markStartedAsync(queue, call).whenComplete((marked, failure) -> {
+        store.markStartedAsync(call).whenComplete((marked, failure) -> {
             if (failure != null && logger.isDebugEnabled()) {
                 logger.debug("Queue '" + queue + "': " + call.size() + " start mark(s) not recorded (the jobs' outcomes "
                         + "count their attempts anyway): " + failure.getMessage());

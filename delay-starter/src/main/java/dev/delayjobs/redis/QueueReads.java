@@ -19,6 +19,7 @@ import org.redisson.api.RScript.ReturnType;
 
 import dev.delayjobs.JobInfo;
 import dev.delayjobs.JobState;
+import dev.delayjobs.store.StoredJob;
 
 /**
  * The reading side of {@link RedisJobStore}: one job, every count of a queue, the queues known,
@@ -69,7 +70,7 @@ final class QueueReads {
         String record = (String) r.get(0);
         JobState state = JobState.valueOf((String) r.get(1));
         String error = ((String) r.get(2)).isEmpty() ? null : (String) r.get(2);
-        StoredJob job = StoredJob.parse(id, record, (String) r.get(4));
+        StoredJob job = JobRecords.parse(id, record, (String) r.get(4));
         JobInfo.Successor successor = successor(id, (String) r.get(3));
         if (job == null) {
             return Optional.of(new JobInfo(queue, id, state, null, null, 0, error, record, successor));
@@ -80,7 +81,7 @@ final class QueueReads {
 
     /** find.lua's successor: '' for none, else the replace flag ('0'/'1') and the record (see _successors.lua). */
     private static JobInfo.@Nullable Successor successor(String id, String stored) {
-        StoredJob job = stored.isEmpty() ? null : StoredJob.parse(id, stored.substring(1), "0");
+        StoredJob job = stored.isEmpty() ? null : JobRecords.parse(id, stored.substring(1), "0");
         if (job == null) {
             return null;
         }

@@ -4,8 +4,6 @@ import static dev.delayjobs.redis.RedisCalls.asLong;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collection;
-import java.util.HashSet;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.Map;
@@ -15,10 +13,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
 import java.util.function.LongConsumer;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
-import org.jspecify.annotations.Nullable;
 import org.redisson.Redisson;
 import org.redisson.api.RScript;
 import org.redisson.api.RScript.Mode;
@@ -29,7 +24,7 @@ import org.redisson.client.codec.StringCodec;
 
 import dev.delayjobs.DelayQueueException;
 import dev.delayjobs.JobInfo;
-import dev.delayjobs.RateLimit;
+import dev.delayjobs.store.Recovery;
 
 /**
  * The data model of the delay queues: the job life cycle, and through {@link #deadJobs()} the dead
@@ -45,17 +40,9 @@ import dev.delayjobs.RateLimit;
  */
 public final class RedisJobStore {
 
-    private static final LuaScript PUBLISH = LuaScript.load(Script.PUBLISH);
     private static final LuaScript TRANSFER = LuaScript.load(Script.TRANSFER);
-    private static final LuaScript CLAIM = LuaScript.load(Script.CLAIM);
-    private static final LuaScript ACK = LuaScript.load(Script.ACK);
-    private static final LuaScript START = LuaScript.load(Script.START);
-    private static final LuaScript RETRY = LuaScript.load(Script.RETRY);
-    private static final LuaScript BURY = LuaScript.load(Script.BURY);
     private static final LuaScript HEARTBEAT = LuaScript.load(Script.HEARTBEAT);
     private static final LuaScript RECOVER_EXPIRED = LuaScript.load(Script.RECOVER_EXPIRED);
-    private static final LuaScript RELEASE = LuaScript.load(Script.RELEASE);
-    private static final LuaScript RELEASE_ALL_BUT = LuaScript.load(Script.RELEASE_ALL_BUT);
     private static final LuaScript CANCEL = LuaScript.load(Script.CANCEL);
     private static final LuaScript RESCHEDULE = LuaScript.load(Script.RESCHEDULE);
     private static final LuaScript REGISTER_QUEUE = LuaScript.load(Script.REGISTER_QUEUE);
@@ -70,15 +57,12 @@ public final class RedisJobStore {
      * are a few dozen bytes each, so a call stays in the low milliseconds.
      */
     static final int RECOVERED_PER_CALL = 5_000;
-    /** publish.lua's refusal of jobs routed by another partition count than the queue's. */
-    private static final Pattern LAYOUT_ERROR = Pattern.compile("LAYOUT (\\d+)");
 
     private final RedissonClient redisson;
     private final String prefix;
     private final RScript script;
     private final int longestRecord;
     private final Set<String> registered = ConcurrentHashMap.newKeySet();
-    private final Function<String, ReplicaConfirmation> confirmations;
     private final DeadJobs deadJobs;
     private final Map<String, String> bridgedLists;
     private final RedissonQueueStore redissonQueues;
@@ -86,11 +70,9 @@ public final class RedisJobStore {
     /** How long request memos live under the client's timeout and retry settings. */
     private final RequestMemo memo;
     /** The scripts that leave request memos, with the client's memo lifetime. */
-    private final LuaScript publishScript;
+    private final PublishCalls publishCalls;
     private final LuaScript claimScript;
     private final LuaScript cancelScript;
-    /** The publish script by the replica wait of confirmed publishes, which each resent copy waits too. */
-    private final Map<Duration, LuaScript> confirmedPublishScripts = new ConcurrentHashMap<>();
 
     public RedisJobStore(RedissonClient redisson, String prefix) {
         this(redisson, prefix, Integer.MAX_VALUE);
@@ -122,7 +104,6 @@ public final class RedisJobStore {
             Function<String, ReplicaConfirmation> confirmations, Map<String, String> bridgedLists) {
         this.bridgedLists = Map.copyOf(bridgedLists);
         this.redissonQueues = new RedissonQueueStore(redisson, prefix);
-        this.confirmations = confirmations;
         this.redisson = redisson;
         this.prefix = prefix;
         this.script = redisson.getScript(StringCodec.INSTANCE);
@@ -131,8 +112,8 @@ public final class RedisJobStore {
         this.deadJobs = new DeadJobs(script, prefix, queue -> stats(queue).dead());
         this.memo = RequestMemo.forClient(redisson);
         long memoMs = memo.lifetimeMs(0);
-        this.publishScript = PUBLISH.withMemo(memoMs);
-        this.claimScript = CLAIM.withMemo(memoMs);
+        this.publishCalls = new PublishCalls(redisson, script, memo, confirmations);
+        this.claimScript = LuaScript.load(Script.CLAIM).withMemo(memoMs);
         this.cancelScript = CANCEL.withMemo(memoMs);
     }
 
@@ -145,10 +126,6 @@ public final class RedisJobStore {
         return Duration.ofMillis(memo.lifetimeMs(confirmation.timeout().toMillis()));
     }
 
-    private LuaScript publishScript(ReplicaConfirmation confirmation) {
-        return confirmedPublishScripts.computeIfAbsent(confirmation.timeout(),
-                wait -> PUBLISH.withMemo(memo.lifetimeMs(wait.toMillis())));
-    }
 
     public String prefix() {
         return prefix;
@@ -211,73 +188,7 @@ public final class RedisJobStore {
      * future on Redisson's I/O thread.
      */
     public CompletableFuture<List<PublishOutcome>> publishAsync(String queue, int partitions, List<NewJob> jobs) {
-        QueueKeys k = keys(queue);
-        Object[] args = new Object[3 + jobs.size() * 5];
-        args[0] = k.wakeChannel();
-        args[1] = Integer.toString(jobs.size());
-        args[2] = Integer.toString(partitions);
-        int i = 3;
-        for (NewJob job : jobs) {
-            args[i++] = job.id();
-            args[i++] = job.relative() ? "d" : "a";
-            args[i++] = Long.toString(job.time());
-            args[i++] = job.generatedId() ? "n" : job.replaceExisting() ? "1" : "0";
-            args[i++] = job.payload();
-        }
-        List<Object> keyList = k.of(k.jobs(), k.delayed(), k.ready(), k.stats(), k.dead(), k.errors(), k.request(requestId()),
-                k.control(), k.successors(), k.claims());
-        ReplicaConfirmation confirmation = confirmations.apply(queue);
-        CompletableFuture<List<Object>> reply;
-        if (confirmation.replicas() == 0) {
-            reply = publishScript.runAsync(script, Mode.READ_WRITE, ReturnType.LIST, keyList, args);
-        }
-        else {
-            reply = publishScript(confirmation).<List<Object>>runConfirmedAsync(redisson, Mode.READ_WRITE, ReturnType.LIST, keyList,
-                    confirmation, args).thenApply(confirmed -> confirmedReply(queue, jobs.size(), confirmation, confirmed));
-        }
-        return reply.handle((result, failure) -> {
-            if (failure != null) {
-                throw layoutChanged(queue, RedisCalls.failure("publish to", queue, failure));
-            }
-            return outcomes(result);
-        });
-    }
-
-    private static List<Object> confirmedReply(String queue, int jobs, ReplicaConfirmation confirmation,
-            LuaScript.Confirmed<List<Object>> confirmed) {
-        if (confirmed.replicas() < confirmation.replicas()) {
-            throw new DelayQueueException("Queue '" + queue + "': " + jobs + " job(s) written on the master, "
-                    + "but only " + confirmed.replicas() + " of " + confirmation.replicas() + " replica(s) confirmed them "
-                    + "within " + confirmation.timeout().toMillis() + " ms (delay.publisher.confirm-replicas); a "
-                    + "failover now could lose them. Publishing them again with the same business keys is safe (an "
-                    + "existing job is kept, not doubled); a job published without a key would be published twice");
-        }
-        return confirmed.reply();
-    }
-
-    private static List<PublishOutcome> outcomes(List<Object> statuses) {
-        List<PublishOutcome> outcomes = new ArrayList<>(statuses.size());
-        for (Object status : statuses) {
-            outcomes.add(switch (((Number) status).intValue()) {
-                case 1 -> PublishOutcome.CREATED;
-                case 2 -> PublishOutcome.REPLACED;
-                case 3 -> PublishOutcome.QUEUED_AS_SUCCESSOR;
-                default -> PublishOutcome.KEPT_EXISTING;
-            });
-        }
-        return outcomes;
-    }
-
-    /** The {@link LayoutChangedException} that {@code ex} reports (publish.lua's 'LAYOUT n' error), else {@code ex}. */
-    private static DelayQueueException layoutChanged(String queue, DelayQueueException ex) {
-        for (Throwable t = ex; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            String message = String.valueOf(t.getMessage());
-            Matcher count = LAYOUT_ERROR.matcher(message);
-            if (count.find()) {
-                return new LayoutChangedException(queue, Integer.parseInt(count.group(1)));
-            }
-        }
-        return ex;
+        return publishCalls.publishAsync(keys(queue), partitions, jobs);
     }
 
     /** Moves up to {@code batch} due jobs to ready and tells when the next one is due. */
@@ -286,142 +197,6 @@ public final class RedisJobStore {
         List<Object> r = RedisCalls.call("transfer due jobs of", queue, () -> TRANSFER.run(script, Mode.READ_WRITE, ReturnType.LIST,
                 k.of(k.delayed(), k.ready()), Integer.toString(batch)));
         return new Transfer(asInt(r.get(0)), asLong(r.get(1)), asLong(r.get(2)));
-    }
-
-    /**
-     * Blocks until the ready list of the queue is not empty, or the timeout passes, without taking
-     * anything: the head is moved onto itself ({@code BLMOVE ready ready LEFT LEFT}).
-     * @param timeout at least one second is waited: Redisson sends the timeout in whole seconds, and
-     *     a timeout of 0 would block for good
-     * @return whether jobs are ready
-     */
-    public boolean awaitReady(String queue, Duration timeout) {
-        return RedisCalls.awaitNotEmpty(redisson, queue, keys(queue).ready(), timeout);
-    }
-
-    /**
-     * Takes up to {@code max} ready jobs for {@code instance}; each becomes RUNNING and counts an
-     * attempt. {@code epoch} must be at least the fence set by the instance's last
-     * {@link #releaseAllBut} or {@link #release}, or the claim takes nothing and says so
-     * ({@link Claim#fenced()}): a claim whose reply was lost, or whose claimer was stopped, and that
-     * reaches Redis only after that release must not take jobs no worker will run. A paused queue
-     * gives nothing; a rate limit (the runtime one, else {@code configuredLimit}) caps what starts.
-     */
-    public Claim claim(String queue, String instance, int max, Duration lease, long epoch) {
-        return claim(queue, instance, max, lease, epoch, null);
-    }
-
-    /** {@link #claim(String, String, int, Duration, long)} under {@code configuredLimit} unless a runtime one is set. */
-    public Claim claim(String queue, String instance, int max, Duration lease, long epoch,
-            @Nullable RateLimit configuredLimit) {
-        return claim(queue, instance, max, lease, epoch, configuredLimit, 0, 1);
-    }
-
-    /**
-     * {@link #claim(String, String, int, Duration, long, RateLimit)} from partition {@code partition}
-     * of {@code partitions}, which lets its share of the queue's rate limit start.
-     */
-    public Claim claim(String queue, String instance, int max, Duration lease, long epoch,
-            @Nullable RateLimit configuredLimit, int partition, int partitions) {
-        return claim(queue, instance, max, max, lease, epoch, configuredLimit, partition, partitions);
-    }
-
-    /**
-     * {@link #claim(String, String, int, Duration, long, RateLimit, int, int)} with prefetch: of the
-     * jobs taken, the first {@code start} become RUNNING and count an attempt, the others become
-     * PREFETCHED (no attempt) until {@link #markStartedAsync} says a worker started them. Every job
-     * is returned as it reads once started. Under a rate limit only {@code start} jobs are taken.
-     */
-    public Claim claim(String queue, String instance, int max, int start, Duration lease, long epoch,
-            @Nullable RateLimit configuredLimit, int partition, int partitions) {
-        QueueKeys k = keys(queue);
-        List<Object> r = RedisCalls.call("claim from", queue, () -> claimScript.run(script, Mode.READ_WRITE, ReturnType.LIST,
-                k.of(k.ready(), k.active(instance), k.jobs(), k.delayed(), k.dead(), k.errors(), k.stats(),
-                        k.instances(), k.claimFences(), k.request(requestId()), k.control(), k.rateLog(), k.claims()),
-                Integer.toString(max), instance, Long.toString(lease.toMillis()), Long.toString(epoch),
-                Integer.toString(longestRecord),
-                configuredLimit == null ? "0" : Integer.toString(configuredLimit.permits()),
-                configuredLimit == null ? "0" : Long.toString(configuredLimit.window().toMillis()),
-                Integer.toString(partition), Integer.toString(partitions), Integer.toString(start)));
-        List<StoredJob> jobs = new ArrayList<>((r.size() - 3) / 3);
-        Set<String> suspects = Set.of();
-        for (int i = 3; i + 2 < r.size(); i += 3) {
-            String id = (String) r.get(i);
-            String ar = (String) r.get(i + 2);
-            jobs.add(StoredJob.parse(id, (String) r.get(i + 1), ar));
-            if (StoredJob.isSuspect(ar)) {
-                suspects = suspects.isEmpty() ? new HashSet<>() : suspects;
-                suspects.add(id);
-            }
-        }
-        long wait = asLong(r.get(1));
-        if (wait == -2) {
-            return new Claim(asLong(r.get(0)), List.of(), false, 0, false, Set.of(), asLong(r.get(2)));
-        }
-        return new Claim(asLong(r.get(0)), jobs, wait == -1, Math.max(0, wait), asLong(r.get(2)) == 1, suspects, 0);
-    }
-
-    /**
-     * Records that workers of {@code instance} started these PREFETCHED jobs, without waiting: the
-     * future completes with how many were marked (a job acked, retried or recovered meanwhile is
-     * not), or with the failure. A mark that never arrives costs nothing but precision: the outcome
-     * of the job counts the attempt anyway, and a crash hands the job back as suspect (see start.lua).
-     */
-    public CompletableFuture<Integer> markStartedAsync(String queue, List<StoredJob> jobs) {
-        QueueKeys k = keys(queue);
-        return START.<Long>runAsync(script, Mode.READ_WRITE, ReturnType.LONG, k.of(k.claims()), claimArgs(jobs))
-                .thenApply(Long::intValue);
-    }
-
-    /**
-     * Records that a worker of this instance starts the PREFETCHED {@code job}, and waits for it:
-     * returns false when the job is no longer PREFETCHED under this claim (recovered meanwhile,
-     * after this instance lost its lease), and then must not run.
-     */
-    public boolean markStarted(String queue, StoredJob job) {
-        return RedisCalls.await("mark a start on", queue, markStartedAsync(queue, List.of(job))) == 1;
-    }
-
-    /** id, gen, attempt of each job: the claims being finished or started. */
-    private static Object[] claimArgs(List<StoredJob> jobs) {
-        Object[] args = new Object[jobs.size() * 3];
-        for (int i = 0; i < jobs.size(); i++) {
-            args[3 * i] = jobs.get(i).id();
-            args[3 * i + 1] = jobs.get(i).gen();
-            args[3 * i + 2] = Integer.toString(jobs.get(i).attempts());
-        }
-        return args;
-    }
-
-    /** Deletes jobs whose handler succeeded; the successor of each, if any, takes its key. */
-    public int ack(String queue, String instance, List<StoredJob> jobs) {
-        QueueKeys k = keys(queue);
-        Object[] claims = claimArgs(jobs);
-        Object[] args = new Object[claims.length + 1];
-        args[0] = k.wakeChannel();
-        System.arraycopy(claims, 0, args, 1, claims.length);
-        Long done = RedisCalls.call("ack on", queue, () -> ACK.run(script, Mode.READ_WRITE, ReturnType.LONG,
-                k.of(k.active(instance), k.jobs(), k.errors(), k.stats(), k.delayed(), k.ready(), k.successors(), k.claims()), args));
-        return done.intValue();
-    }
-
-    /** Schedules a failed job again after {@code backoff}, or lets its replacing successor take its key. */
-    public boolean retry(String queue, String instance, StoredJob job, String error, Duration backoff) {
-        QueueKeys k = keys(queue);
-        Long r = RedisCalls.call("retry on", queue, () -> RETRY.run(script, Mode.READ_WRITE, ReturnType.LONG,
-                k.of(k.active(instance), k.jobs(), k.delayed(), k.errors(), k.stats(), k.ready(), k.successors(), k.claims()),
-                job.id(), job.gen(), error, Long.toString(backoff.toMillis()), k.wakeChannel(),
-                Integer.toString(job.attempts())));
-        return r == 1L;
-    }
-
-    /** Moves a claimed job to the dead set with {@code error}, or, when it has a successor, lets that take its key. */
-    public boolean bury(String queue, String instance, StoredJob job, String error) {
-        QueueKeys k = keys(queue);
-        Long r = RedisCalls.call("bury on", queue, () -> BURY.run(script, Mode.READ_WRITE, ReturnType.LONG,
-                k.of(k.active(instance), k.jobs(), k.dead(), k.errors(), k.stats(), k.delayed(), k.ready(), k.successors(), k.claims()),
-                job.id(), job.gen(), error, Integer.toString(job.attempts()), k.wakeChannel()));
-        return r == 1L;
     }
 
     /** Renews the lease of {@code instance} on the queue. */
@@ -467,48 +242,6 @@ public final class RedisJobStore {
         return new Recovery(requeued, buried, instances, 0);
     }
 
-    /**
-     * Hands every job {@code instance} holds back to ready at once and forgets the instance
-     * (shutdown), raising its claim fence to {@code fence}: a claim of its stopped claimer that
-     * reaches Redis later (epoch below {@code fence}) takes nothing. The fence is kept for a day
-     * ({@link #FORGOTTEN_FENCE_KEPT}); a start under the same instance id claims above it.
-     */
-    public Recovery release(String queue, String instance, long fence) {
-        return release(queue, instance, fence, FORGOTTEN_FENCE_KEPT);
-    }
-
-    /** {@link #release(String, String, long)}, keeping the forgotten fence for {@code fenceKept}. */
-    Recovery release(String queue, String instance, long fence, Duration fenceKept) {
-        QueueKeys k = keys(queue);
-        List<Object> r = RedisCalls.call("release jobs of", queue, () -> RELEASE.run(script, Mode.READ_WRITE, ReturnType.LIST,
-                k.of(k.instances(), k.workers(), k.ready(), k.claimFences(), k.forgottenFences(), k.claims(), k.active(instance)),
-                instance, Long.toString(fence), Long.toString(fenceKept.toMillis())));
-        return new Recovery(asLong(r.get(0)), 0, 1, asLong(r.get(1)));
-    }
-
-    /**
-     * Hands back the jobs {@code instance} holds but no longer handles (a claim or an ack whose reply
-     * was lost), keeping those in {@code inFlight}, and raises the instance's claim fence to
-     * {@code fence}: a lost claim may still be waiting to run in Redis, and from now on claims of a
-     * lower epoch take nothing. The caller names the new epoch (above the one it claimed with), so
-     * that a resent copy of this call raises the fence no further. The fence never falls: the
-     * returned {@link Recovery#fence()} says where it is, above {@code fence} when an earlier process
-     * under this instance id left it higher (then claim above it after another release). With no
-     * {@code inFlight}, this is how a starting container takes over what its instance id held before
-     * (a restart under a fixed {@code delay.instance-id}, or stop then start).
-     */
-    public Recovery releaseAllBut(String queue, String instance, Collection<String> inFlight, long fence) {
-        QueueKeys k = keys(queue);
-        List<Object> args = new ArrayList<>(2 + inFlight.size());
-        args.add(instance);
-        args.add(Long.toString(fence));
-        args.addAll(inFlight);
-        List<Object> r = RedisCalls.call("release jobs of", queue, () -> RELEASE_ALL_BUT.run(script, Mode.READ_WRITE,
-                ReturnType.LIST, k.of(k.ready(), k.claimFences(), k.forgottenFences(), k.claims(), k.active(instance)),
-                args.toArray()));
-        return new Recovery(asLong(r.get(0)), 0, 0, asLong(r.get(1)));
-    }
-
     /** Deletes a waiting job and its successor, or only the successor of a held job. */
     public boolean cancel(String queue, String id) {
         QueueKeys k = keys(queue);
@@ -521,7 +254,7 @@ public final class RedisJobStore {
      * Names one publish, claim or cancel call. Redisson resends a script whose reply timed out, and
      * every copy runs once Redis answers again: the copies carry the same id, so only the first acts.
      */
-    private static String requestId() {
+    static String requestId() {
         byte[] bytes = new byte[12];
         ThreadLocalRandom.current().nextBytes(bytes);
         return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
@@ -571,6 +304,14 @@ public final class RedisJobStore {
             }
         }));
         return new ChannelSubscription(topic, listenerId);
+    }
+
+    /**
+     * The jobs of {@code queue} (a queue, or one partition of one) as its consumers see them: claims
+     * and outcomes. Cheap: the view holds no state of its own.
+     */
+    public RedisPartitionStore partition(String queue) {
+        return new RedisPartitionStore(queue, keys(queue), script, redisson, claimScript, longestRecord);
     }
 
     private QueueKeys keys(String queue) {

@@ -14,7 +14,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.context.SmartLifecycle;
 
-import dev.delayjobs.redis.Recovery;
+import dev.delayjobs.store.Recovery;
 import dev.delayjobs.redis.RedisJobStore;
 
 /**

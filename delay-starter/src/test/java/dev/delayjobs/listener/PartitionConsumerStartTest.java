@@ -45,8 +45,8 @@ class PartitionConsumerStartTest {
                 String.class, false);
 
         PartitionConsumer consumer = new PartitionConsumer(new ConsumedPartition("built-idle", "built-idle", 0, 1),
-                endpoint, store, watchdog, app.context().getBean(QueueControls.class), codec, DelayQueueObserver.NONE,
-                JobTracing.NONE, WorkerThreads.PLATFORM, new WorkerPermits(1, 1), new PendingAcks(), () -> false);
+                endpoint, store.partition("built-idle"), watchdog, app.context().getBean(QueueControls.class), codec, DelayQueueObserver.NONE,
+                JobTracing.NONE, WorkerThreads.PLATFORM, new QueueSlots(1, 1), new PendingAcks(), () -> false);
         assertThat(threadsOf("built-idle")).as("threads once built").isEmpty();
         assertThat(store.stats("built-idle").instances()).as("consumers in Redis once built").isEmpty();
 

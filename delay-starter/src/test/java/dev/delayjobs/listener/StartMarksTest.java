@@ -9,11 +9,12 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 import dev.delayjobs.JobInfo;
+import dev.delayjobs.store.ClaimRequest;
 import dev.delayjobs.JobState;
-import dev.delayjobs.redis.Claim;
+import dev.delayjobs.store.Claim;
 import dev.delayjobs.redis.NewJob;
 import dev.delayjobs.redis.RedisJobStore;
-import dev.delayjobs.redis.StoredJob;
+import dev.delayjobs.store.StoredJob;
 import dev.delayjobs.test.TestRedis;
 
 /**
@@ -24,14 +25,14 @@ import dev.delayjobs.test.TestRedis;
 class StartMarksTest {
 
     private final RedisJobStore store = new RedisJobStore(TestRedis.sharedClient(), TestRedis.uniquePrefix());
-    private final StartMarks marks = new StartMarks("q", store);
+    private final StartMarks marks = new StartMarks(store.partition("q"));
 
     @Test
     void marksAStartedJobRunningAndDropsTheMarkOfASettledOne() {
         for (String id : List.of("settled", "running")) {
             store.publish("q", List.of(new NewJob(id, true, 0, false, "{}")));
         }
-        Claim claim = store.claim("q", "i1", 2, 0, Duration.ofSeconds(30), 1, null, 0, 1);
+        Claim claim = store.partition("q").claim(new ClaimRequest("i1", 2, 0, Duration.ofSeconds(30), 1, null, 0, 1));
         assertThat(claim.jobs()).extracting(StoredJob::id).containsExactly("settled", "running");
         Execution settled = prefetched(claim.jobs().get(0));
         Execution running = prefetched(claim.jobs().get(1));
@@ -48,12 +49,12 @@ class StartMarksTest {
         assertThat(unmarked.attempts()).isZero();
 
         // its outcome is recorded all the same: an outcome reads a PREFETCHED job as started
-        assertThat(store.ack("q", "i1", List.of(settled.job))).isEqualTo(1);
+        assertThat(store.partition("q").ack("i1", List.of(settled.job))).isEqualTo(1);
         assertThat(store.find("q", "settled")).isEmpty();
     }
 
     private static Execution prefetched(StoredJob job) {
-        return new Execution(job, System.currentTimeMillis(), System.nanoTime(), true, false);
+        return new Execution(null, job, System.currentTimeMillis(), System.nanoTime(), true, false);
     }
 
     private JobInfo find(String id) {

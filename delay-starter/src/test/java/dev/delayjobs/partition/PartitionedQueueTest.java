@@ -1,5 +1,6 @@
 package dev.delayjobs.partition;
 
+import static dev.delayjobs.test.ClaimRequests.request;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -235,7 +236,7 @@ class PartitionedQueueTest {
             // a consumer that takes every job of every partition, with a 1 s lease it never renews
             int held = 0;
             for (String partition : QueueLayout.of(QueueName.of("orders"), 3).partitions()) {
-                int taken = store.claim(partition, "vanished", 100, Duration.ofSeconds(1), 1).jobs().size();
+                int taken = store.partition(partition).claim(request("vanished", 100, Duration.ofSeconds(1), 1)).jobs().size();
                 assertThat(taken).as("jobs held in " + partition).isPositive();
                 held += taken;
             }

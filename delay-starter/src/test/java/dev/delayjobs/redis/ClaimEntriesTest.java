@@ -1,5 +1,6 @@
 package dev.delayjobs.redis;
 
+import static dev.delayjobs.test.ClaimRequests.request;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
@@ -16,7 +17,11 @@ import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
 import org.redisson.config.Config;
 
+import dev.delayjobs.store.Recovery;
+import dev.delayjobs.store.StoredJob;
+import dev.delayjobs.store.Claim;
 import dev.delayjobs.JobState;
+import dev.delayjobs.store.ClaimRequest;
 import dev.delayjobs.embeddedredis.RedisServerProcess;
 import dev.delayjobs.embeddedredis.RespConnection;
 import dev.delayjobs.test.TestRedis;
@@ -65,7 +70,7 @@ class ClaimEntriesTest {
             jobs.add(new NewJob("j" + i, true, 0, false, payload));
         }
         store.publish("q", jobs);
-        assertThat(store.claim("q", "i1", 150, 100, Duration.ofSeconds(30), 1, null, 0, 1).jobs()).hasSize(150);
+        assertThat(store.partition("q").claim(new ClaimRequest("i1", 150, 100, Duration.ofSeconds(30), 1, null, 0, 1)).jobs()).hasSize(150);
         Map<String, String> records = records();
         long reads = jobsHashAccesses();
         assertThat(reads).as("below the counter's ceiling").isLessThan(250);
@@ -90,9 +95,9 @@ class ClaimEntriesTest {
         store.publish("q", List.of(new NewJob("a", true, 0, false, "1"), new NewJob("b", true, 0, false, "2")));
         Map<String, String> published = records();
 
-        Claim claim = store.claim("q", "i1", 2, 1, Duration.ofSeconds(30), 1, null, 0, 1);
-        assertThat(store.markStarted("q", claim.jobs().get(1))).isTrue();
-        assertThat(store.bury("q", "i1", claim.jobs().get(0), "no")).isTrue();
+        Claim claim = store.partition("q").claim(new ClaimRequest("i1", 2, 1, Duration.ofSeconds(30), 1, null, 0, 1));
+        assertThat(store.partition("q").markStarted(claim.jobs().get(1))).isTrue();
+        assertThat(store.partition("q").bury("i1", claim.jobs().get(0), "no")).isTrue();
 
         assertThat(records()).isEqualTo(published);
         assertThat(store.find("q", "b").orElseThrow().state()).isEqualTo(JobState.RUNNING);
@@ -103,8 +108,8 @@ class ClaimEntriesTest {
     @Test
     void expiredInstancesAreRecoveredInBoundedCallsAndKeepTheHeldOrder() {
         store.publish("q", List.of(job("a1"), job("a2"), job("a3"), job("a4"), job("b1"), job("b2"), job("b3")));
-        assertThat(store.claim("q", "a", 4, Duration.ofSeconds(30), 1).jobs()).hasSize(4);
-        assertThat(store.claim("q", "b", 3, 0, Duration.ofSeconds(30), 1, null, 0, 1).jobs()).hasSize(3);
+        assertThat(store.partition("q").claim(request("a", 4, Duration.ofSeconds(30), 1)).jobs()).hasSize(4);
+        assertThat(store.partition("q").claim(new ClaimRequest("b", 3, 0, Duration.ofSeconds(30), 1, null, 0, 1)).jobs()).hasSize(3);
         leaseRanOut("a", 1_000);
         leaseRanOut("b", 2_000);
 
@@ -125,24 +130,24 @@ class ClaimEntriesTest {
     void noClaimEntryOutlivesItsJob() {
         store.publish("q", List.of(job("acked"), job("cancelled"), job("requeued"), job("deleted"), job("trimmed"),
                 job("replaced")));
-        List<StoredJob> held = store.claim("q", "i1", 6, Duration.ofSeconds(30), 1).jobs();
+        List<StoredJob> held = store.partition("q").claim(request("i1", 6, Duration.ofSeconds(30), 1)).jobs();
         assertThat(held).hasSize(6);
-        assertThat(store.ack("q", "i1", List.of(held.get(0)))).isEqualTo(1);
-        assertThat(store.retry("q", "i1", held.get(1), "again", Duration.ofMinutes(5))).isTrue();
+        assertThat(store.partition("q").ack("i1", List.of(held.get(0)))).isEqualTo(1);
+        assertThat(store.partition("q").retry("i1", held.get(1), "again", Duration.ofMinutes(5))).isTrue();
         assertThat(store.cancel("q", "cancelled")).isTrue();
         for (int i = 2; i < 5; i++) {
-            assertThat(store.bury("q", "i1", held.get(i), "dead")).isTrue();
+            assertThat(store.partition("q").bury("i1", held.get(i), "dead")).isTrue();
         }
         assertThat(store.deadJobs().requeue("q", List.of("requeued"))).isEqualTo(1);
         assertThat(store.deadJobs().delete("q", List.of("deleted"))).isEqualTo(1);
         assertThat(store.deadJobs().trim("q", Duration.ZERO, 10)).isEqualTo(1);
-        assertThat(store.retry("q", "i1", held.get(5), "again", Duration.ofMinutes(5))).isTrue();
+        assertThat(store.partition("q").retry("i1", held.get(5), "again", Duration.ofMinutes(5))).isTrue();
         assertThat(claims()).as("a retried job keeps its attempt").containsOnlyKeys("replaced");
         assertThat(store.publish("q", List.of(new NewJob("replaced", true, 0, true, "new")))).containsExactly(PublishOutcome.REPLACED);
 
         assertThat(claims()).as("every job that left, or started afresh, took its entry along").isEmpty();
         assertThat(records()).containsOnlyKeys("requeued", "replaced");
-        assertThat(store.claim("q", "i1", 2, Duration.ofSeconds(30), 1).jobs()).extracting(StoredJob::attempts)
+        assertThat(store.partition("q").claim(request("i1", 2, Duration.ofSeconds(30), 1)).jobs()).extracting(StoredJob::attempts)
                 .containsExactly(1, 1);
     }
 

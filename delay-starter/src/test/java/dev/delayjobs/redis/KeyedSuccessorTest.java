@@ -1,5 +1,6 @@
 package dev.delayjobs.redis;
 
+import static dev.delayjobs.test.ClaimRequests.request;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -10,7 +11,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.redisson.api.RedissonClient;
 
+import dev.delayjobs.store.StoredJob;
 import dev.delayjobs.JobInfo;
+import dev.delayjobs.store.ClaimRequest;
 import dev.delayjobs.JobState;
 import dev.delayjobs.test.TestRedis;
 
@@ -35,7 +38,7 @@ class KeyedSuccessorTest {
 
         store.publish("q", List.of(new NewJob("k", true, 0, false, "\"second\"")));
         assertThat(store.find("q", "k").orElseThrow().payloadJson()).as("the held job is untouched").isEqualTo("\"first\"");
-        assertThat(store.ack("q", "i1", List.of(held))).isEqualTo(1);
+        assertThat(store.partition("q").ack("i1", List.of(held))).isEqualTo(1);
 
         JobInfo next = store.find("q", "k").orElseThrow();
         assertThat(next.state()).isEqualTo(JobState.READY);
@@ -48,11 +51,11 @@ class KeyedSuccessorTest {
     void aKeyedPublishThatMeetsAPrefetchedJobBecomesTheJobWhenItsRunIsAcked() {
         store.publish("q", List.of(new NewJob("k", true, 0, false, "\"first\"")));
         // start 0: taken into the consumer's buffer, PREFETCHED; its ack overtakes the start mark
-        StoredJob held = store.claim("q", "i1", 1, 0, Duration.ofSeconds(30), 1, null, 0, 1).jobs().get(0);
+        StoredJob held = store.partition("q").claim(new ClaimRequest("i1", 1, 0, Duration.ofSeconds(30), 1, null, 0, 1)).jobs().get(0);
         assertThat(store.find("q", "k").orElseThrow().state()).isEqualTo(JobState.PREFETCHED);
 
         store.publish("q", List.of(new NewJob("k", true, 60_000, false, "\"second\"")));
-        store.ack("q", "i1", List.of(held));
+        store.partition("q").ack("i1", List.of(held));
 
         JobInfo next = store.find("q", "k").orElseThrow();
         assertThat(next.state()).as("due in a minute, as published").isEqualTo(JobState.DELAYED);
@@ -65,14 +68,14 @@ class KeyedSuccessorTest {
         StoredJob held = publishAndClaim("\"first\"");
 
         store.publish("q", List.of(new NewJob("k", true, 60_000, true, "\"second\"")));
-        store.retry("q", "i1", held, "boom", Duration.ZERO);
+        store.partition("q").retry("i1", held, "boom", Duration.ZERO);
 
         JobInfo next = store.find("q", "k").orElseThrow();
         assertThat(next.state()).isEqualTo(JobState.DELAYED);
         assertThat(next.payloadJson()).isEqualTo("\"second\"");
         assertThat(next.attempts()).isZero();
         assertThat(next.lastError()).isNull();
-        assertThat(store.ack("q", "i1", List.of(held))).as("the old claim finishes nothing").isZero();
+        assertThat(store.partition("q").ack("i1", List.of(held))).as("the old claim finishes nothing").isZero();
         assertThat(store.find("q", "k").orElseThrow().payloadJson()).isEqualTo("\"second\"");
     }
 
@@ -81,7 +84,7 @@ class KeyedSuccessorTest {
         StoredJob held = publishAndClaim("\"first\"");
 
         store.publish("q", List.of(new NewJob("k", true, 0, false, "\"second\"")));
-        store.retry("q", "i1", held, "boom", Duration.ZERO);
+        store.partition("q").retry("i1", held, "boom", Duration.ZERO);
 
         JobInfo retried = store.find("q", "k").orElseThrow();
         assertThat(retried.payloadJson()).as("the held job runs again first").isEqualTo("\"first\"");
@@ -89,7 +92,7 @@ class KeyedSuccessorTest {
         store.transfer("q", 10);
         StoredJob again = claim("i1").get(0);
         assertThat(again.payload()).isEqualTo("\"first\"");
-        store.ack("q", "i1", List.of(again));
+        store.partition("q").ack("i1", List.of(again));
 
         assertThat(store.find("q", "k").orElseThrow().payloadJson()).isEqualTo("\"second\"");
     }
@@ -99,7 +102,7 @@ class KeyedSuccessorTest {
         StoredJob held = publishAndClaim("\"first\"");
 
         store.publish("q", List.of(new NewJob("k", true, 0, false, "\"second\"")));
-        assertThat(store.bury("q", "i1", held, "gave up")).isTrue();
+        assertThat(store.partition("q").bury("i1", held, "gave up")).isTrue();
 
         JobInfo next = store.find("q", "k").orElseThrow();
         assertThat(next.state()).isEqualTo(JobState.READY);
@@ -114,14 +117,14 @@ class KeyedSuccessorTest {
         StoredJob held = publishAndClaim("\"first\"");
         store.publish("q", List.of(new NewJob("k", true, 0, true, "\"second\"")));
 
-        store.release("q", "i1", 2);
+        store.partition("q").release("i1", 2);
         StoredJob again = claim("i2").get(0);
         assertThat(again.payload()).as("a recovered job runs again as it was").isEqualTo("\"first\"");
         assertThat(again.gen()).isEqualTo(held.gen());
 
         // i3 takes it with a lease that runs out: recovery buries it (last attempt spent)
-        store.release("q", "i2", 2);
-        store.claim("q", "i3", 1, Duration.ofMillis(100), 1);
+        store.partition("q").release("i2", 2);
+        store.partition("q").claim(request("i3", 1, Duration.ofMillis(100), 1));
         await().atMost(Duration.ofSeconds(5)).until(() -> store.recoverExpired("q", 1).instances() == 1);
 
         JobInfo next = store.find("q", "k").orElseThrow();
@@ -135,13 +138,13 @@ class KeyedSuccessorTest {
 
         store.publish("q", List.of(new NewJob("k", true, 0, false, "\"second\"")));
         store.publish("q", List.of(new NewJob("k", true, 0, false, "\"kept out\"")));
-        store.ack("q", "i1", List.of(held));
+        store.partition("q").ack("i1", List.of(held));
         StoredJob second = claim("i1").get(0);
         assertThat(second.payload()).isEqualTo("\"second\"");
 
         store.publish("q", List.of(new NewJob("k", true, 0, false, "\"third\"")));
         store.publish("q", List.of(new NewJob("k", true, 0, true, "\"fourth\"")));
-        store.ack("q", "i1", List.of(second));
+        store.partition("q").ack("i1", List.of(second));
         assertThat(store.find("q", "k").orElseThrow().payloadJson()).isEqualTo("\"fourth\"");
     }
 
@@ -153,7 +156,7 @@ class KeyedSuccessorTest {
         assertThat(store.cancel("q", "k")).isTrue();
 
         assertThat(store.find("q", "k").orElseThrow().state()).isEqualTo(JobState.RUNNING);
-        assertThat(store.ack("q", "i1", List.of(held))).isEqualTo(1);
+        assertThat(store.partition("q").ack("i1", List.of(held))).isEqualTo(1);
         assertThat(store.find("q", "k")).isEmpty();
         assertThat(store.cancel("q", "k")).isFalse();
     }
@@ -191,7 +194,7 @@ class KeyedSuccessorTest {
     void aReplacingPublishOntoARetriedJobWithASuccessorReplacesTheJobAndDropsTheSuccessor() {
         StoredJob held = publishAndClaim("\"first\"");
         store.publish("q", List.of(new NewJob("k", true, 0, false, "\"second\"")));
-        store.retry("q", "i1", held, "boom", Duration.ofMinutes(1));
+        store.partition("q").retry("i1", held, "boom", Duration.ofMinutes(1));
 
         assertThat(store.publish("q", List.of(new NewJob("k", true, 0, true, "\"newest\""))))
                 .containsExactly(PublishOutcome.REPLACED);
@@ -199,7 +202,7 @@ class KeyedSuccessorTest {
         JobInfo info = store.find("q", "k").orElseThrow();
         assertThat(info.payloadJson()).isEqualTo("\"newest\"");
         assertThat(info.successor()).isNull();
-        store.ack("q", "i1", claim("i1"));
+        store.partition("q").ack("i1", claim("i1"));
         assertThat(store.find("q", "k")).as("nothing follows the newest intent").isEmpty();
     }
 
@@ -207,14 +210,14 @@ class KeyedSuccessorTest {
     void cancelOfAWaitingJobCancelsItsSuccessorToo() {
         StoredJob held = publishAndClaim("\"first\"");
         store.publish("q", List.of(new NewJob("k", true, 0, false, "\"second\"")));
-        store.retry("q", "i1", held, "boom", Duration.ofMinutes(1));
+        store.partition("q").retry("i1", held, "boom", Duration.ofMinutes(1));
 
         assertThat(store.cancel("q", "k")).isTrue();
 
         assertThat(store.find("q", "k")).isEmpty();
         assertThat(store.publish("q", List.of(new NewJob("k", true, 0, false, "\"fresh\""))))
                 .as("no successor left over to follow a new job").containsExactly(PublishOutcome.CREATED);
-        store.ack("q", "i1", claim("i1"));
+        store.partition("q").ack("i1", claim("i1"));
         assertThat(store.find("q", "k")).isEmpty();
     }
 
@@ -226,6 +229,6 @@ class KeyedSuccessorTest {
     }
 
     private List<StoredJob> claim(String instance) {
-        return store.claim("q", instance, 1, Duration.ofSeconds(30), 1).jobs();
+        return store.partition("q").claim(request(instance, 1, Duration.ofSeconds(30), 1)).jobs();
     }
 }

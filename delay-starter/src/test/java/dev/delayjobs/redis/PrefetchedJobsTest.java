@@ -10,7 +10,11 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.redisson.api.RedissonClient;
 
+import dev.delayjobs.store.Recovery;
+import dev.delayjobs.store.StoredJob;
+import dev.delayjobs.store.Claim;
 import dev.delayjobs.JobInfo;
+import dev.delayjobs.store.ClaimRequest;
 import dev.delayjobs.JobState;
 import dev.delayjobs.RateLimit;
 import dev.delayjobs.test.TestRedis;
@@ -66,7 +70,7 @@ class PrefetchedJobsTest {
     void underARateLimitAClaimTakesOnlyTheJobsThatStartNow() {
         publishDue("a", "b", "c");
 
-        Claim claim = store.claim("q", "i1", 3, 1, LONG_LEASE, 1, RateLimit.parse("10/1s"), 0, 1);
+        Claim claim = store.partition("q").claim(new ClaimRequest("i1", 3, 1, LONG_LEASE, 1, RateLimit.parse("10/1s"), 0, 1));
 
         // the rate log counts a job when it is claimed: a prefetched one would start later than counted
         assertThat(claim.startsOnly()).isTrue();
@@ -81,13 +85,13 @@ class PrefetchedJobsTest {
         publishDue("a");
         StoredJob a = claim("i1", 1, 0, LONG_LEASE).jobs().get(0);
 
-        assertThat(store.markStartedAsync("q", List.of(a)).join()).isEqualTo(1);
-        assertThat(store.markStartedAsync("q", List.of(a)).join()).as("a resent mark").isZero();
+        assertThat(store.partition("q").markStartedAsync(List.of(a)).join()).isEqualTo(1);
+        assertThat(store.partition("q").markStartedAsync(List.of(a)).join()).as("a resent mark").isZero();
 
         JobInfo info = store.find("q", "a").orElseThrow();
         assertThat(info.state()).isEqualTo(JobState.RUNNING);
         assertThat(info.attempts()).isEqualTo(1);
-        assertThat(store.ack("q", "i1", List.of(a))).isEqualTo(1);
+        assertThat(store.partition("q").ack("i1", List.of(a))).isEqualTo(1);
         assertThat(store.find("q", "a")).isEmpty();
     }
 
@@ -96,10 +100,10 @@ class PrefetchedJobsTest {
         publishDue("acked", "retried");
         List<StoredJob> jobs = claim("i1", 2, 0, LONG_LEASE).jobs();
 
-        assertThat(store.ack("q", "i1", List.of(jobs.get(0)))).isEqualTo(1);
-        assertThat(store.retry("q", "i1", jobs.get(1), "boom", Duration.ofMinutes(1))).isTrue();
+        assertThat(store.partition("q").ack("i1", List.of(jobs.get(0)))).isEqualTo(1);
+        assertThat(store.partition("q").retry("i1", jobs.get(1), "boom", Duration.ofMinutes(1))).isTrue();
         // the marks arrive late and change nothing
-        assertThat(store.markStartedAsync("q", jobs).join()).isZero();
+        assertThat(store.partition("q").markStartedAsync(jobs).join()).isZero();
 
         assertThat(store.find("q", "acked")).isEmpty();
         JobInfo retried = store.find("q", "retried").orElseThrow();
@@ -112,7 +116,7 @@ class PrefetchedJobsTest {
         publishDue("running", "also-running", "waiting", "waiting-too", "ready-behind");
         claim("i1", 4, 2, LONG_LEASE);
 
-        Recovery recovery = store.releaseAllBut("q", "i1", List.of("running", "also-running"), 2);
+        Recovery recovery = store.partition("q").releaseAllBut("i1", List.of("running", "also-running"), 2);
 
         assertThat(recovery.requeued()).isEqualTo(2);
         JobInfo waiting = store.find("q", "waiting").orElseThrow();
@@ -144,7 +148,7 @@ class PrefetchedJobsTest {
         assertThat(next.jobs()).extracting(StoredJob::id).containsExactly("running", "waiting");
         assertThat(next.jobs()).extracting(StoredJob::attempts).containsExactly(2, 1);
         assertThat(next.suspects()).containsExactly("waiting");
-        assertThat(store.markStarted("q", next.jobs().get(1))).isTrue();
+        assertThat(store.partition("q").markStarted(next.jobs().get(1))).isTrue();
         assertThat(store.find("q", "waiting").orElseThrow().attempts()).isEqualTo(1);
     }
 
@@ -160,7 +164,7 @@ class PrefetchedJobsTest {
         for (int crash = 2; crash <= maxAttempts; crash++) {
             Claim claim = claim("c" + crash, 1, 0, SHORT_LEASE);
             assertThat(claim.suspects()).containsExactly("poison");
-            assertThat(store.markStarted("q", claim.jobs().get(0))).isTrue();
+            assertThat(store.partition("q").markStarted(claim.jobs().get(0))).isTrue();
             awaitRecovered();
         }
 
@@ -190,7 +194,7 @@ class PrefetchedJobsTest {
     }
 
     private Claim claim(String instance, int max, int start, Duration lease) {
-        return store.claim("q", instance, max, start, lease, 1, null, 0, 1);
+        return store.partition("q").claim(new ClaimRequest(instance, max, start, lease, 1, null, 0, 1));
     }
 
     private void publishDue(String... ids) {

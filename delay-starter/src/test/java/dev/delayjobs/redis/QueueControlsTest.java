@@ -1,5 +1,6 @@
 package dev.delayjobs.redis;
 
+import static dev.delayjobs.test.ClaimRequests.request;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -13,6 +14,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.redisson.api.RedissonClient;
 
+import dev.delayjobs.store.StoredJob;
+import dev.delayjobs.store.Claim;
 import dev.delayjobs.JobState;
 import dev.delayjobs.RateLimit;
 import dev.delayjobs.test.TestRedis;
@@ -39,7 +42,7 @@ class QueueControlsTest {
         assertThat(controls.pause("q", false)).isTrue();
         assertThat(controls.pause("q", false)).as("already paused").isFalse();
 
-        Claim paused = store.claim("q", "i1", 10, LEASE, 1);
+        Claim paused = store.partition("q").claim(request("i1", 10, LEASE, 1));
         assertThat(paused.paused()).isTrue();
         assertThat(paused.jobs()).isEmpty();
         assertThat(store.find("q", "j0").orElseThrow().state()).isEqualTo(JobState.READY);
@@ -48,7 +51,7 @@ class QueueControlsTest {
 
         assertThat(controls.resume("q")).isTrue();
         assertThat(controls.resume("q")).as("not paused any more").isFalse();
-        Claim resumed = store.claim("q", "i1", 10, LEASE, 1);
+        Claim resumed = store.partition("q").claim(request("i1", 10, LEASE, 1));
         assertThat(resumed.paused()).isFalse();
         assertThat(resumed.jobs()).extracting(StoredJob::id).containsExactly("j0", "j1", "j2");
         assertThat(store.stats("q").control().paused()).isFalse();
@@ -69,9 +72,9 @@ class QueueControlsTest {
         publishDueNow(10);
         RateLimit fivePerMinute = RateLimit.parse("5/1m");
 
-        Claim first = store.claim("q", "i1", 3, LEASE, 1, fivePerMinute);
-        Claim second = store.claim("q", "i2", 10, LEASE, 1, fivePerMinute);
-        Claim third = store.claim("q", "i3", 10, LEASE, 1, fivePerMinute);
+        Claim first = store.partition("q").claim(request("i1", 3, LEASE, 1, fivePerMinute));
+        Claim second = store.partition("q").claim(request("i2", 10, LEASE, 1, fivePerMinute));
+        Claim third = store.partition("q").claim(request("i3", 10, LEASE, 1, fivePerMinute));
 
         assertThat(first.jobs()).hasSize(3);
         assertThat(first.rateLimitedForMillis()).as("two permits left").isZero();
@@ -86,16 +89,16 @@ class QueueControlsTest {
     void runtimeRateLimitReplacesTheConfiguredOneUntilCleared() {
         publishDueNow(10);
         RateLimit twoPerMinute = RateLimit.parse("2/1m");
-        assertThat(store.claim("q", "i1", 10, LEASE, 1, twoPerMinute).jobs()).hasSize(2);
+        assertThat(store.partition("q").claim(request("i1", 10, LEASE, 1, twoPerMinute)).jobs()).hasSize(2);
 
         controls.setRateLimit("q", RateLimit.parse("6/1m"));
         assertThat(controls.state("q").rateLimit()).isEqualTo(RateLimit.parse("6/1m"));
         assertThat(store.stats("q").control().rateLimit()).isEqualTo(RateLimit.parse("6/1m"));
-        assertThat(store.claim("q", "i1", 10, LEASE, 1, twoPerMinute).jobs()).as("6 in the window, 2 used").hasSize(4);
+        assertThat(store.partition("q").claim(request("i1", 10, LEASE, 1, twoPerMinute)).jobs()).as("6 in the window, 2 used").hasSize(4);
 
         controls.setRateLimit("q", null);
         assertThat(controls.state("q").rateLimit()).isNull();
-        Claim configuredAgain = store.claim("q", "i1", 10, LEASE, 1, twoPerMinute);
+        Claim configuredAgain = store.partition("q").claim(request("i1", 10, LEASE, 1, twoPerMinute));
         assertThat(configuredAgain.jobs()).isEmpty();
         assertThat(configuredAgain.rateLimitedForMillis()).isPositive();
     }
@@ -104,14 +107,14 @@ class QueueControlsTest {
     void windowSlides() {
         publishDueNow(4);
         RateLimit twoPer300ms = RateLimit.parse("2/300ms");
-        assertThat(store.claim("q", "i1", 10, LEASE, 1, twoPer300ms).jobs()).hasSize(2);
-        Claim limited = store.claim("q", "i1", 10, LEASE, 1, twoPer300ms);
+        assertThat(store.partition("q").claim(request("i1", 10, LEASE, 1, twoPer300ms)).jobs()).hasSize(2);
+        Claim limited = store.partition("q").claim(request("i1", 10, LEASE, 1, twoPer300ms));
         assertThat(limited.jobs()).isEmpty();
         assertThat(limited.rateLimitedForMillis()).isBetween(1L, 300L);
 
         // once the window has passed, the next two start
         await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20))
-                .until(() -> store.claim("q", "i1", 10, LEASE, 1, twoPer300ms).jobs().size() == 2);
+                .until(() -> store.partition("q").claim(request("i1", 10, LEASE, 1, twoPer300ms)).jobs().size() == 2);
         assertThat(store.stats("q").ready()).isZero();
     }
 

@@ -1,5 +1,6 @@
 package dev.delayjobs.redis;
 
+import static dev.delayjobs.test.ClaimRequests.request;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
@@ -13,6 +14,7 @@ import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 import org.redisson.config.ReadMode;
 
+import dev.delayjobs.store.StoredJob;
 import dev.delayjobs.JobState;
 import dev.delayjobs.embeddedredis.RedisServerProcess;
 
@@ -53,8 +55,8 @@ class ReplicaReadTest {
 
         store.registerQueue("q");
         store.publish("q", List.of(new NewJob("a", true, 60_000, false, "1"), new NewJob("b", true, 0, false, "2")));
-        StoredJob b = store.claim("q", "i1", 1, Duration.ofSeconds(10), 1).jobs().get(0);
-        store.bury("q", "i1", b, "broken");
+        StoredJob b = store.partition("q").claim(request("i1", 1, Duration.ofSeconds(10), 1)).jobs().get(0);
+        store.partition("q").bury("i1", b, "broken");
 
         assertThat(store.find("q", "a").orElseThrow().state()).isEqualTo(JobState.DELAYED);
         assertThat(store.stats("q").delayed()).isEqualTo(1);

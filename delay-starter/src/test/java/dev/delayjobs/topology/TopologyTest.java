@@ -1,5 +1,6 @@
 package dev.delayjobs.topology;
 
+import static dev.delayjobs.test.ClaimRequests.request;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -32,7 +33,7 @@ import dev.delayjobs.listener.ListenerContainer;
 import dev.delayjobs.listener.ListenerContainerRegistry;
 import dev.delayjobs.redis.NewJob;
 import dev.delayjobs.redis.RedisJobStore;
-import dev.delayjobs.redis.StoredJob;
+import dev.delayjobs.store.StoredJob;
 import dev.delayjobs.test.Recorder;
 import dev.delayjobs.test.TestApps;
 import dev.delayjobs.test.TestRedis;
@@ -155,7 +156,7 @@ class TopologyTest {
                 store.publish("recovered", List.of(new NewJob("job-" + i, true, 0, false, Integer.toString(i))));
             }
             // an instance that claimed three jobs and died: its lease of 1 s runs out unrenewed
-            List<StoredJob> held = store.claim("recovered", "ghost", 3, Duration.ofSeconds(1), 1).jobs();
+            List<StoredJob> held = store.partition("recovered").claim(request("ghost", 3, Duration.ofSeconds(1), 1)).jobs();
             assertThat(held).hasSize(3);
 
             ListenerContainer container = app.getBean(ListenerContainerRegistry.class).getContainer("recovered").orElseThrow();

@@ -1,4 +1,4 @@
-package dev.delayjobs.redis;
+package dev.delayjobs.store;
 
 /**
  * The result of recovering the jobs of stopped consumer instances.

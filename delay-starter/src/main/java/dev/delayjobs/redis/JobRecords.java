@@ -1,28 +1,19 @@
 package dev.delayjobs.redis;
 
-import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/**
- * A job record as stored in Redis and handed to a consumer by a claim.
- *
- * @param id the job id
- * @param gen the queue's publish sequence number of this record; acks and retries name it so that a
- *     job replaced meanwhile is left alone
- * @param attempts handler runs started so far; in a claim's job, this one included
- * @param dueAt due time, epoch ms: the Redis server clock plus the delay, or the instant given to
- *     {@code publishAt} (the publisher's clock)
- * @param publishedAt publish time, epoch ms of the Redis server clock
- * @param payload the payload JSON
- * @param headers what travels with the job besides its payload (a trace context); empty for most jobs
- */
-public record StoredJob(String id, String gen, int attempts, long dueAt, long publishedAt, String payload,
-        Map<String, String> headers) {
+import dev.delayjobs.store.StoredJob;
+
+/** Reads the job records and claim entries the scripts return (see _record.lua and _claims.lua). */
+final class JobRecords {
 
     // mirrors decode() in _record.lua
     private static final Pattern COMPACT = Pattern.compile("^([0-9a-z]{1,12}),(-?[0-9a-z]{1,12}),(-?[0-9a-z]{1,12})\\|(.*)$",
             Pattern.DOTALL);
+
+    private JobRecords() {
+    }
 
     /** Whether {@code ar} (of a claim entry, base 36, see _claims.lua) says the job is suspect; false if not a number. */
     static boolean isSuspect(String ar) {

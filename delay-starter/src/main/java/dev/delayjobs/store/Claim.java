@@ -1,4 +1,4 @@
-package dev.delayjobs.redis;
+package dev.delayjobs.store;
 
 import java.util.List;
 import java.util.Set;
@@ -15,7 +15,7 @@ import java.util.Set;
  *     now (none to prefetch), since the rate limit counts a job when it is claimed
  * @param suspects the ids of the jobs taken that were in the buffer of a consumer that stopped
  *     before their start mark reached Redis: a worker that takes one from a buffer must not run it
- *     before its start mark is recorded ({@link RedisJobStore#markStarted})
+ *     before its start mark is recorded ({@link PartitionStore#markStarted})
  * @param fence when the instance's claim fence refused this claim (its epoch was below it), that
  *     fence, and nothing was taken; 0 otherwise
  */

@@ -1,0 +1,120 @@
+package dev.delayjobs.redis;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.redisson.api.RScript;
+import org.redisson.api.RScript.Mode;
+import org.redisson.api.RScript.ReturnType;
+import org.redisson.api.RedissonClient;
+
+import dev.delayjobs.DelayQueueException;
+
+/**
+ * The publish.lua calls of a {@link RedisJobStore}: with the client's request memo lifetime, and
+ * for queues whose publishes wait for replicas, with the replicas' wait.
+ */
+final class PublishCalls {
+
+    private static final LuaScript PUBLISH = LuaScript.load(Script.PUBLISH);
+    /** publish.lua's refusal of jobs routed by another partition count than the queue's. */
+    private static final Pattern LAYOUT_ERROR = Pattern.compile("LAYOUT (\\d+)");
+
+    private final RedissonClient redisson;
+    private final RScript script;
+    private final RequestMemo memo;
+    private final Function<String, ReplicaConfirmation> confirmations;
+    private final LuaScript publishScript;
+    /** The publish script by the replica wait of confirmed publishes, which each resent copy waits too. */
+    private final Map<Duration, LuaScript> confirmedPublishScripts = new ConcurrentHashMap<>();
+
+    PublishCalls(RedissonClient redisson, RScript script, RequestMemo memo, Function<String, ReplicaConfirmation> confirmations) {
+        this.redisson = redisson;
+        this.script = script;
+        this.memo = memo;
+        this.confirmations = confirmations;
+        this.publishScript = PUBLISH.withMemo(memo.lifetimeMs(0));
+    }
+
+    private LuaScript publishScript(ReplicaConfirmation confirmation) {
+        return confirmedPublishScripts.computeIfAbsent(confirmation.timeout(),
+                wait -> PUBLISH.withMemo(memo.lifetimeMs(wait.toMillis())));
+    }
+
+    CompletableFuture<List<PublishOutcome>> publishAsync(QueueKeys k, int partitions, List<NewJob> jobs) {
+        String queue = k.queue();
+        Object[] args = new Object[3 + jobs.size() * 5];
+        args[0] = k.wakeChannel();
+        args[1] = Integer.toString(jobs.size());
+        args[2] = Integer.toString(partitions);
+        int i = 3;
+        for (NewJob job : jobs) {
+            args[i++] = job.id();
+            args[i++] = job.relative() ? "d" : "a";
+            args[i++] = Long.toString(job.time());
+            args[i++] = job.generatedId() ? "n" : job.replaceExisting() ? "1" : "0";
+            args[i++] = job.payload();
+        }
+        List<Object> keyList = k.of(k.jobs(), k.delayed(), k.ready(), k.stats(), k.dead(), k.errors(), k.request(RedisJobStore.requestId()),
+                k.control(), k.successors(), k.claims());
+        ReplicaConfirmation confirmation = confirmations.apply(queue);
+        CompletableFuture<List<Object>> reply;
+        if (confirmation.replicas() == 0) {
+            reply = publishScript.runAsync(script, Mode.READ_WRITE, ReturnType.LIST, keyList, args);
+        }
+        else {
+            reply = publishScript(confirmation).<List<Object>>runConfirmedAsync(redisson, Mode.READ_WRITE, ReturnType.LIST, keyList,
+                    confirmation, args).thenApply(confirmed -> confirmedReply(queue, jobs.size(), confirmation, confirmed));
+        }
+        return reply.handle((result, failure) -> {
+            if (failure != null) {
+                throw layoutChanged(queue, RedisCalls.failure("publish to", queue, failure));
+            }
+            return outcomes(result);
+        });
+    }
+
+    private static List<Object> confirmedReply(String queue, int jobs, ReplicaConfirmation confirmation,
+            LuaScript.Confirmed<List<Object>> confirmed) {
+        if (confirmed.replicas() < confirmation.replicas()) {
+            throw new DelayQueueException("Queue '" + queue + "': " + jobs + " job(s) written on the master, "
+                    + "but only " + confirmed.replicas() + " of " + confirmation.replicas() + " replica(s) confirmed them "
+                    + "within " + confirmation.timeout().toMillis() + " ms (delay.publisher.confirm-replicas); a "
+                    + "failover now could lose them. Publishing them again with the same business keys is safe (an "
+                    + "existing job is kept, not doubled); a job published without a key would be published twice");
+        }
+        return confirmed.reply();
+    }
+
+    private static List<PublishOutcome> outcomes(List<Object> statuses) {
+        List<PublishOutcome> outcomes = new ArrayList<>(statuses.size());
+        for (Object status : statuses) {
+            outcomes.add(switch (((Number) status).intValue()) {
+                case 1 -> PublishOutcome.CREATED;
+                case 2 -> PublishOutcome.REPLACED;
+                case 3 -> PublishOutcome.QUEUED_AS_SUCCESSOR;
+                default -> PublishOutcome.KEPT_EXISTING;
+            });
+        }
+        return outcomes;
+    }
+
+    /** The {@link LayoutChangedException} that {@code ex} reports (publish.lua's 'LAYOUT n' error), else {@code ex}. */
+    private static DelayQueueException layoutChanged(String queue, DelayQueueException ex) {
+        for (Throwable t = ex; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            String message = String.valueOf(t.getMessage());
+            Matcher count = LAYOUT_ERROR.matcher(message);
+            if (count.find()) {
+                return new LayoutChangedException(queue, Integer.parseInt(count.group(1)));
+            }
+        }
+        return ex;
+    }
+}

@@ -1,0 +1,20 @@
+package dev.delayjobs.store;
+
+import java.util.Map;
+
+/**
+ * A job record as stored and handed to a consumer by a claim.
+ *
+ * @param id the job id
+ * @param gen the queue's publish sequence number of this record; acks and retries name it so that a
+ *     job replaced meanwhile is left alone
+ * @param attempts handler runs started so far; in a claim's job, this one included
+ * @param dueAt due time, epoch ms: the Redis server clock plus the delay, or the instant given to
+ *     {@code publishAt} (the publisher's clock)
+ * @param publishedAt publish time, epoch ms of the Redis server clock
+ * @param payload the payload JSON
+ * @param headers what travels with the job besides its payload (a trace context); empty for most jobs
+ */
+public record StoredJob(String id, String gen, int attempts, long dueAt, long publishedAt, String payload,
+        Map<String, String> headers) {
+}
