@@ -14,6 +14,7 @@ import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
+import org.springframework.core.io.ResourceLoader;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 import dev.delayjobs.DelayContainerCustomizer;
@@ -67,10 +68,11 @@ public final class DelayAutoConfiguration {
         return new DelayedHandlerAnnotationBeanPostProcessor();
     }
 
+    /** The settings the queues run with; building them checks every delay.* property ({@link PropertyChecks}). */
     @Bean
     @ConditionalOnMissingBean
-    ConfiguredSettings delayConfiguredSettings(DelayProperties properties) {
-        return new ConfiguredSettings(properties);
+    ConfiguredSettings delayConfiguredSettings(DelayProperties properties, ResourceLoader resourceLoader) {
+        return new ConfiguredSettings(properties, resourceLoader.getClassLoader());
     }
 
     /**
