@@ -10,6 +10,7 @@ import java.util.function.ToDoubleFunction;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.springframework.context.SmartLifecycle;
 
 import dev.delayjobs.core.DelayQueueObserver;
 import dev.delayjobs.redis.QueueStats;
@@ -35,9 +36,10 @@ import io.micrometer.core.instrument.binder.MeterBinder;
  * <li>{@code delay.jobs.lateness{queue}}: handler start minus due time, with percentiles.
  * </ul>
  * Gauges read all counts of a queue in one Redis call and keep them for {@code cacheTtl}, so a
- * scrape costs one call per queue at most.
+ * scrape costs one call per queue at most. Binding calls no Redis: the queues of the registry get
+ * their meters when the application starts (as a {@link SmartLifecycle}), the others at first use.
  */
-public class DelayQueueMetrics implements MeterBinder, DelayQueueObserver {
+public class DelayQueueMetrics implements MeterBinder, DelayQueueObserver, SmartLifecycle {
 
     private static final Log logger = LogFactory.getLog(DelayQueueMetrics.class);
 
@@ -46,6 +48,7 @@ public class DelayQueueMetrics implements MeterBinder, DelayQueueObserver {
     private final Map<String, CachedStats> stats = new ConcurrentHashMap<>();
     private final Map<String, Meters> meters = new ConcurrentHashMap<>();
     private volatile MeterRegistry registry;
+    private volatile boolean running;
 
     public DelayQueueMetrics(PartitionedQueues store, Duration cacheTtl) {
         this.store = store;
@@ -55,6 +58,31 @@ public class DelayQueueMetrics implements MeterBinder, DelayQueueObserver {
     @Override
     public void bindTo(MeterRegistry registry) {
         this.registry = registry;
+        if (running) {
+            addRegisteredQueues();
+        }
+    }
+
+    /** Adds the meters of every queue in the registry, once bound; the first Redis call of the metrics. */
+    @Override
+    public void start() {
+        running = true;
+        if (registry != null) {
+            addRegisteredQueues();
+        }
+    }
+
+    @Override
+    public void stop() {
+        running = false;
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+
+    private void addRegisteredQueues() {
         try {
             RegisteredQueues.of(store).forEach(queue -> meters(queue.value()));
         }

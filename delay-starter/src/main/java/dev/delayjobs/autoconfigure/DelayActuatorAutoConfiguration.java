@@ -11,7 +11,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
-import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
@@ -91,21 +90,9 @@ public final class DelayActuatorAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean(name = "delayQueuesHealthIndicator")
-        DelayQueuesHealthIndicator delayQueuesHealthIndicator(PartitionedQueues store, DelayProperties properties,
+        DelayQueuesHealthIndicator delayQueuesHealthIndicator(PartitionedQueues store, ConfiguredSettings settings,
                 ObjectProvider<MemoryPolicies> memoryPolicies) {
-            DelayProperties.Health health = properties.getHealth();
-            if (health.getOverdueThreshold() == null || health.getOverdueThreshold().isNegative()) {
-                throw new InvalidConfigurationPropertyValueException("delay.health.overdue-threshold",
-                        health.getOverdueThreshold(), "must be zero or positive");
-            }
-            if (health.getOverdueStatus() == null || health.getOverdueStatus().isBlank()) {
-                throw new InvalidConfigurationPropertyValueException("delay.health.overdue-status",
-                        health.getOverdueStatus(), "must name a health status, such as DOWN");
-            }
-            if (health.getCacheTtl() == null || health.getCacheTtl().isNegative()) {
-                throw new InvalidConfigurationPropertyValueException("delay.health.cache-ttl", health.getCacheTtl(),
-                        "must be zero or positive");
-            }
+            DelayProperties.Health health = settings.health();
             return new DelayQueuesHealthIndicator(store, health.getOverdueThreshold(),
                     new Status(health.getOverdueStatus().trim().toUpperCase(Locale.ROOT)), health.getCacheTtl(),
                     memoryPolicies.getIfAvailable());

@@ -14,6 +14,7 @@ import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
+import org.springframework.core.io.ResourceLoader;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 import dev.delayjobs.DelayContainerCustomizer;
@@ -32,7 +33,6 @@ import dev.delayjobs.listener.ConfiguredFailurePolicy;
 import dev.delayjobs.listener.DelayedHandlerAnnotationBeanPostProcessor;
 import dev.delayjobs.listener.ListenerContainerRegistry;
 import dev.delayjobs.listener.QueueSettings;
-import dev.delayjobs.listener.WorkerThreads;
 import dev.delayjobs.partition.PartitionedQueues;
 import dev.delayjobs.partition.QueueLayouts;
 import dev.delayjobs.redis.DataFormat;
@@ -41,6 +41,7 @@ import dev.delayjobs.redis.QueueControls;
 import dev.delayjobs.redis.QueueLayoutStore;
 import dev.delayjobs.redis.RedisJobStore;
 import dev.delayjobs.redis.RequestMemo;
+import dev.delayjobs.threads.WorkerThreads;
 import dev.delayjobs.observation.DelayHandlerObservationConvention;
 import dev.delayjobs.observation.DelayPublishObservationConvention;
 import dev.delayjobs.observation.ObservedJobTracing;
@@ -67,10 +68,11 @@ public final class DelayAutoConfiguration {
         return new DelayedHandlerAnnotationBeanPostProcessor();
     }
 
+    /** The settings the queues run with; building them checks every delay.* property ({@link PropertyChecks}). */
     @Bean
     @ConditionalOnMissingBean
-    ConfiguredSettings delayConfiguredSettings(DelayProperties properties) {
-        return new ConfiguredSettings(properties);
+    ConfiguredSettings delayConfiguredSettings(DelayProperties properties, ResourceLoader resourceLoader) {
+        return new ConfiguredSettings(properties, resourceLoader.getClassLoader());
     }
 
     /**
@@ -211,11 +213,11 @@ public final class DelayAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    QueueWatchdog delayQueueWatchdog(RedisJobStore store, ConfiguredSettings settings) {
-        return new QueueWatchdog(store, settings.watchdog(), settings.instanceId());
+    QueueWatchdog delayQueueWatchdog(RedisJobStore store, ConfiguredSettings settings, WorkerThreads threads) {
+        return new QueueWatchdog(store, settings.watchdog(), settings.instanceId(), threads);
     }
 
-    /** The starter's threads; spring.threads.virtual.enabled=true on Java 21+ runs the handlers on virtual threads. */
+    /** Every thread of the starter; spring.threads.virtual.enabled=true on Java 21+ makes them virtual. */
     @Bean
     @ConditionalOnMissingBean
     WorkerThreads delayWorkerThreads(Environment environment) {

@@ -28,6 +28,7 @@ import dev.delayjobs.bridge.RedissonQueueMigration;
 import dev.delayjobs.core.PayloadCodec;
 import dev.delayjobs.listener.ListenerContainerRegistry;
 import dev.delayjobs.redis.RedisJobStore;
+import dev.delayjobs.threads.WorkerThreads;
 
 /**
  * Compatibility mode: queues that bridge an existing Redisson {@code RDelayedQueue}
@@ -67,8 +68,8 @@ public final class DelayBridgeAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     RedissonQueueBridge delayRedissonQueueBridge(BridgedQueues queues, RedisJobStore store,
-            ListenerContainerRegistry registry, PayloadCodec payloads) {
-        return new RedissonQueueBridge(queues, store.redissonQueues(), registry, payloads);
+            ListenerContainerRegistry registry, PayloadCodec payloads, WorkerThreads threads) {
+        return new RedissonQueueBridge(queues, store.redissonQueues(), registry, payloads, threads);
     }
 
     @Bean

@@ -4,7 +4,6 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.context.annotation.Bean;
 
 import dev.delayjobs.actuate.DelayQueueMetrics;
@@ -23,11 +22,7 @@ public final class DelayMetricsAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    DelayQueueMetrics delayQueueMetrics(PartitionedQueues store, DelayProperties properties) {
-        if (properties.getMetrics().getGaugeCacheTtl() == null || properties.getMetrics().getGaugeCacheTtl().isNegative()) {
-            throw new InvalidConfigurationPropertyValueException("delay.metrics.gauge-cache-ttl",
-                    properties.getMetrics().getGaugeCacheTtl(), "must be zero or positive");
-        }
-        return new DelayQueueMetrics(store, properties.getMetrics().getGaugeCacheTtl());
+    DelayQueueMetrics delayQueueMetrics(PartitionedQueues store, ConfiguredSettings settings) {
+        return new DelayQueueMetrics(store, settings.gaugeCacheTtl());
     }
 }

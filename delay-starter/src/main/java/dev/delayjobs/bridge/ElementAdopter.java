@@ -13,6 +13,7 @@ import dev.delayjobs.redis.RedissonQueueStore.Adopted;
 import dev.delayjobs.redis.RedissonQueueStore.Adoption;
 import dev.delayjobs.redis.RedissonQueueStore.Element;
 import dev.delayjobs.redis.RedissonQueueStore.Source;
+import dev.delayjobs.threads.WorkerThreads;
 
 /**
  * One thread per bridged queue with a handler here: waits until Redisson's transfer puts elements
@@ -42,18 +43,20 @@ final class ElementAdopter {
     private final BridgedQueue queue;
     private final RedissonQueueStore store;
     private final ElementConversion conversion;
+    private final WorkerThreads threads;
     private volatile boolean running;
     private Thread thread;
 
-    ElementAdopter(BridgedQueue queue, RedissonQueueStore store, ElementConversion conversion) {
+    ElementAdopter(BridgedQueue queue, RedissonQueueStore store, ElementConversion conversion, WorkerThreads threads) {
         this.queue = queue;
         this.store = store;
         this.conversion = conversion;
+        this.threads = threads;
     }
 
     synchronized void start() {
         running = true;
-        thread = new Thread(this::run, "delay-bridge-" + queue.queue());
+        thread = threads.service("delay-bridge-" + queue.queue(), this::run);
         thread.setDaemon(true);
         thread.start();
     }

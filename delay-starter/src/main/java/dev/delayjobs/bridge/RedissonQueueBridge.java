@@ -12,6 +12,7 @@ import dev.delayjobs.core.PayloadCodec;
 import dev.delayjobs.listener.ListenerContainer;
 import dev.delayjobs.listener.ListenerContainerRegistry;
 import dev.delayjobs.redis.RedissonQueueStore;
+import dev.delayjobs.threads.WorkerThreads;
 
 /**
  * Runs the compatibility mode: opens the Redisson {@code RDelayedQueue} of every bridged queue, so
@@ -30,15 +31,17 @@ public final class RedissonQueueBridge implements SmartLifecycle {
     private final RedissonQueueStore store;
     private final ListenerContainerRegistry registry;
     private final PayloadCodec payloads;
+    private final WorkerThreads threads;
     private final List<ElementAdopter> adopters = new ArrayList<>();
     private volatile boolean running;
 
     public RedissonQueueBridge(BridgedQueues queues, RedissonQueueStore store, ListenerContainerRegistry registry,
-            PayloadCodec payloads) {
+            PayloadCodec payloads, WorkerThreads threads) {
         this.queues = queues;
         this.store = store;
         this.registry = registry;
         this.payloads = payloads;
+        this.threads = threads;
     }
 
     @Override
@@ -46,7 +49,7 @@ public final class RedissonQueueBridge implements SmartLifecycle {
         for (BridgedQueue queue : queues.all()) {
             store.open(queue.target(), queue.format().codec());
             registry.getContainer(queue.queue()).ifPresent(container -> {
-                ElementAdopter adopter = new ElementAdopter(queue, store, conversion(queue, container));
+                ElementAdopter adopter = new ElementAdopter(queue, store, conversion(queue, container), threads);
                 adopter.start();
                 adopters.add(adopter);
             });

@@ -12,6 +12,7 @@ import org.apache.commons.logging.LogFactory;
 
 import dev.delayjobs.store.PartitionStore;
 import dev.delayjobs.store.StoredJob;
+import dev.delayjobs.threads.WorkerThreads;
 
 /**
  * Records the acks of one container: workers hand over a job whose handler returned, and one thread

@@ -11,6 +11,7 @@ import dev.delayjobs.store.Claim;
 import dev.delayjobs.store.ClaimRequest;
 import dev.delayjobs.store.PartitionStore;
 import dev.delayjobs.store.StoredJob;
+import dev.delayjobs.threads.WorkerThreads;
 
 /**
  * The claimer thread of one partition: reserves free workers and room in its buffer from the

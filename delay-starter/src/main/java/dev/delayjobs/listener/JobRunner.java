@@ -18,6 +18,7 @@ import dev.delayjobs.core.DurationText;
 import dev.delayjobs.core.JobTracing;
 import dev.delayjobs.core.PayloadCodec;
 import dev.delayjobs.store.StoredJob;
+import dev.delayjobs.threads.WorkerThreads;
 
 /**
  * Runs the claimed jobs of one partition of a queue: reads the payload, calls the handler (under

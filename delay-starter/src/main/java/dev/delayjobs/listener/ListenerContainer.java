@@ -15,6 +15,7 @@ import dev.delayjobs.partition.QueueLayout;
 import dev.delayjobs.partition.QueueLayouts;
 import dev.delayjobs.redis.QueueControls;
 import dev.delayjobs.redis.RedisJobStore;
+import dev.delayjobs.threads.WorkerThreads;
 import dev.delayjobs.timer.QueueWatchdog;
 
 /**

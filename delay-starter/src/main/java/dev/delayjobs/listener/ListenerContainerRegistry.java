@@ -23,6 +23,7 @@ import dev.delayjobs.core.PayloadCodec;
 import dev.delayjobs.partition.QueueLayouts;
 import dev.delayjobs.redis.QueueControls;
 import dev.delayjobs.redis.RedisJobStore;
+import dev.delayjobs.threads.WorkerThreads;
 import dev.delayjobs.timer.QueueWatchdog;
 
 /**

@@ -11,6 +11,7 @@ import dev.delayjobs.core.JobTracing;
 import dev.delayjobs.core.PayloadCodec;
 import dev.delayjobs.redis.QueueControls;
 import dev.delayjobs.store.PartitionStore;
+import dev.delayjobs.threads.WorkerThreads;
 import dev.delayjobs.timer.QueueWatchdog;
 
 /**

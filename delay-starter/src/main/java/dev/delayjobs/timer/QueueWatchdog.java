@@ -5,7 +5,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.SynchronousQueue;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -16,6 +15,7 @@ import org.springframework.context.SmartLifecycle;
 
 import dev.delayjobs.store.Recovery;
 import dev.delayjobs.redis.RedisJobStore;
+import dev.delayjobs.threads.WorkerThreads;
 
 /**
  * The watchdog timer of this instance: one {@link TransferTimer} per consumed queue, a periodic
@@ -40,6 +40,7 @@ public final class QueueWatchdog implements SmartLifecycle {
     private final RedisJobStore store;
     private final WatchdogSettings settings;
     private final String instanceId;
+    private final WorkerThreads threadSource;
     private final Map<String, Watched> watched = new ConcurrentHashMap<>();
     private final AtomicInteger sweeps = new AtomicInteger();
 
@@ -51,9 +52,15 @@ public final class QueueWatchdog implements SmartLifecycle {
     private ScheduledFuture<?> heartbeat;
 
     public QueueWatchdog(RedisJobStore store, WatchdogSettings settings, String instanceId) {
+        this(store, settings, instanceId, WorkerThreads.PLATFORM);
+    }
+
+    /** @param threadSource makes the timer thread and the lanes' threads */
+    public QueueWatchdog(RedisJobStore store, WatchdogSettings settings, String instanceId, WorkerThreads threadSource) {
         this.store = store;
         this.settings = settings;
         this.instanceId = instanceId;
+        this.threadSource = threadSource;
     }
 
     public String instanceId() {
@@ -101,10 +108,11 @@ public final class QueueWatchdog implements SmartLifecycle {
         if (scheduler != null) {
             return;
         }
-        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, new NamedThreads("delay-watchdog-timer-"));
+        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1,
+                threadSource.serviceThreads("delay-watchdog-timer-"));
         executor.setRemoveOnCancelPolicy(true);
         threads = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS, new SynchronousQueue<>(),
-                new NamedThreads("delay-watchdog-"));
+                threadSource.serviceThreads("delay-watchdog-"));
         long sweepMs = settings.sweepInterval().toMillis();
         long heartbeatMs = settings.heartbeatInterval().toMillis();
         sweep = executor.scheduleWithFixedDelay(this::sweepAll, sweepMs, sweepMs, TimeUnit.MILLISECONDS);
@@ -225,23 +233,6 @@ public final class QueueWatchdog implements SmartLifecycle {
             this.heartbeatLane = heartbeatLane;
             this.maxAttempts = maxAttempts;
             this.workers = workers;
-        }
-    }
-
-    static final class NamedThreads implements ThreadFactory {
-
-        private final String prefix;
-        private final AtomicInteger count = new AtomicInteger();
-
-        NamedThreads(String prefix) {
-            this.prefix = prefix;
-        }
-
-        @Override
-        public Thread newThread(Runnable task) {
-            Thread thread = new Thread(task, prefix + count.incrementAndGet());
-            thread.setDaemon(true);
-            return thread;
         }
     }
 }

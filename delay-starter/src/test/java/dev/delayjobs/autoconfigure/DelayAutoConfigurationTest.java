@@ -481,7 +481,7 @@ class DelayAutoConfigurationTest {
         ListenerContainerRegistry userRegistry(RedisJobStore store, dev.delayjobs.partition.QueueLayouts layouts,
                 dev.delayjobs.redis.QueueControls controls, QueueWatchdog watchdog, PayloadCodec codec) {
             return new ListenerContainerRegistry(store, layouts, controls, watchdog, codec, Duration.ofSeconds(3), DelayQueueObserver.NONE,
-                    dev.delayjobs.listener.WorkerThreads.PLATFORM, dev.delayjobs.core.JobTracing.NONE);
+                    dev.delayjobs.threads.WorkerThreads.PLATFORM, dev.delayjobs.core.JobTracing.NONE);
         }
     }
 

@@ -18,6 +18,7 @@ import org.junit.jupiter.api.Test;
 import dev.delayjobs.core.DelayQueueObserver;
 import dev.delayjobs.core.JobTracing;
 import dev.delayjobs.core.PayloadCodec;
+import dev.delayjobs.threads.WorkerThreads;
 import tools.jackson.databind.json.JsonMapper;
 
 /**

@@ -16,6 +16,7 @@ import dev.delayjobs.core.PayloadCodec;
 import dev.delayjobs.redis.QueueControls;
 import dev.delayjobs.redis.RedisJobStore;
 import dev.delayjobs.test.RunningApp;
+import dev.delayjobs.threads.WorkerThreads;
 import dev.delayjobs.timer.QueueWatchdog;
 
 /**

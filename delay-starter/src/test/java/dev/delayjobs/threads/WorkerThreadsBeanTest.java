@@ -1,4 +1,4 @@
-package dev.delayjobs.listener;
+package dev.delayjobs.threads;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -20,7 +20,10 @@ import dev.delayjobs.DelayedHandler;
 import dev.delayjobs.test.TestApps;
 import dev.delayjobs.test.TestRedis;
 
-/** The starter's threads come from the {@link WorkerThreads} bean, which an application may replace. */
+/**
+ * The starter's threads (the consumers', the watchdog's, a bridged queue's) come from the
+ * {@link WorkerThreads} bean, which an application may replace.
+ */
 class WorkerThreadsBeanTest {
 
     static class Handlers {
@@ -32,6 +35,10 @@ class WorkerThreadsBeanTest {
         void handle(String value) {
             handlerThread = Thread.currentThread().getName();
             handled.countDown();
+        }
+
+        @DelayedHandler(queue = "threads-bridged")
+        void handleBridged(String value) {
         }
     }
 
@@ -66,14 +73,19 @@ class WorkerThreadsBeanTest {
 
     @Test
     void theApplicationsBeanMakesTheHandlerAndServiceThreads() throws Exception {
-        ConfigurableApplicationContext context = TestApps.run(TestRedis.uniquePrefix(), List.of(Handlers.class, RecordingThreads.class));
+        String prefix = TestRedis.uniquePrefix();
+        ConfigurableApplicationContext context = TestApps.run(prefix, List.of(Handlers.class, RecordingThreads.class),
+                "delay.queues.threads-bridged.redisson-delayed-queue=" + prefix + "threads-bridged-list",
+                "delay.queues.threads-bridged.redisson-codec=string");
         try {
             assertThat(context.getBeansOfType(WorkerThreads.class)).containsOnlyKeys("recordingWorkerThreads");
             context.getBean(DelayPublisher.class).publish("threads-made", "x", Duration.ZERO);
             Handlers handlers = context.getBean(Handlers.class);
             assertThat(handlers.handled.await(20, TimeUnit.SECONDS)).isTrue();
             assertThat(RecordingThreads.made).contains(handlers.handlerThread, "delay-threads-made-claimer",
-                    "delay-threads-made-acker", "delay-threads-made-timeout");
+                    "delay-threads-made-acker", "delay-threads-made-timeout", "delay-watchdog-timer-1",
+                    "delay-bridge-threads-bridged");
+            assertThat(RecordingThreads.made).as("the watchdog's lanes").anyMatch(name -> name.matches("delay-watchdog-\\d+"));
             assertThat(handlers.handlerThread).startsWith("delay-threads-made-");
         }
         finally {
