@@ -130,15 +130,17 @@ public class DelayQueuesEndpoint {
         if (name == null) {
             return null;
         }
-        ActionResult onQueue = switch (action) {
-            case "pause" -> new ActionResult(queue, action, null, control.pause(queue) ? 1 : 0);
-            case "resume" -> new ActionResult(queue, action, null, control.resume(queue) ? 1 : 0);
-            case "rate-limit" -> {
+        QueueAction operation = QueueAction.of(action).orElseThrow(() -> new InvalidEndpointRequestException(
+                "unknown action '" + action + "': use " + QueueAction.names("or"), "unknown action"));
+        ActionResult onQueue = switch (operation) {
+            case PAUSE -> new ActionResult(queue, action, null, control.pause(queue) ? 1 : 0);
+            case RESUME -> new ActionResult(queue, action, null, control.resume(queue) ? 1 : 0);
+            case RATE_LIMIT -> {
                 control.setRateLimit(queue, rateLimit(limit));
                 yield new ActionResult(queue, action, null, 1);
             }
-            case "migrate" -> migrate(queue);
-            default -> null; // an action on jobs, below
+            case MIGRATE -> migrate(queue);
+            case REQUEUE_DEAD, DELETE_DEAD, CANCEL -> null; // an action on jobs, below
         };
         if (onQueue != null) {
             return onQueue;
@@ -155,22 +157,21 @@ public class DelayQueuesEndpoint {
         if (id != null && everyDeadJob) {
             throw new InvalidEndpointRequestException("give either an id or \"all\": true, not both", "id and all");
         }
-        if (id == null && !everyDeadJob && !action.equals("cancel")) {
+        if (id == null && !everyDeadJob && operation != QueueAction.CANCEL) {
             throw new InvalidEndpointRequestException(action + " needs {\"id\": \"<job id>\"} for one dead job, or "
                     + "{\"all\": true} for every dead job of the queue", "missing id or all");
         }
         List<String> ids = id == null ? List.of() : List.of(id);
-        long affected = switch (action) {
-            case "requeue-dead" -> store.requeueDead(name, ids);
-            case "delete-dead" -> store.deleteDead(name, ids);
-            case "cancel" -> {
+        long affected = switch (operation) {
+            case REQUEUE_DEAD -> store.requeueDead(name, ids);
+            case DELETE_DEAD -> store.deleteDead(name, ids);
+            case CANCEL -> {
                 if (id == null) {
                     throw new InvalidEndpointRequestException("cancel needs the id of the job", "missing id");
                 }
                 yield store.cancel(name, id) ? 1 : 0;
             }
-            default -> throw new InvalidEndpointRequestException("unknown action '" + action
-                    + "': use requeue-dead, delete-dead, cancel, pause, resume, rate-limit or migrate", "unknown action");
+            default -> throw new IllegalStateException("handled above: " + operation);
         };
         return new ActionResult(queue, action, id, affected);
     }

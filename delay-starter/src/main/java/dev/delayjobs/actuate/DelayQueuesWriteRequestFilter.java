@@ -20,9 +20,7 @@ import tools.jackson.databind.json.JsonMapper;
  */
 public final class DelayQueuesWriteRequestFilter extends OncePerRequestFilter {
 
-    static final String WHAT_TO_SEND = "Send Content-Type: application/json with a body: {\"id\": \"<job id>\"} "
-            + "for one job, {\"all\": true} to requeue-dead or delete-dead every dead job of the queue, {} to pause or "
-            + "resume, {\"limit\": \"50/1s\"} (or \"none\") for rate-limit";
+    static final String WHAT_TO_SEND = QueueAction.bodies();
 
     private static final JsonMapper JSON = new JsonMapper();
 
@@ -49,8 +47,8 @@ public final class DelayQueuesWriteRequestFilter extends OncePerRequestFilter {
             response.setHeader("Allow", "GET");
             problem(request, response, HttpServletResponse.SC_METHOD_NOT_ALLOWED, "Method Not Allowed",
                     "Writes to the delayqueues endpoint are not allowed: its access is read-only, the default. Set "
-                            + "management.endpoint.delayqueues.access=unrestricted to allow requeue-dead, delete-dead, cancel, "
-                            + "pause, resume, rate-limit and migrate (and secure the endpoint).");
+                            + "management.endpoint.delayqueues.access=unrestricted to allow " + QueueAction.names("and")
+                            + " (and secure the endpoint).");
             return;
         }
         if (request.getContentType() == null || request.getContentLengthLong() == 0) {
