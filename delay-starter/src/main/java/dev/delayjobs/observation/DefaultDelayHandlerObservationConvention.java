@@ -23,6 +23,7 @@ public class DefaultDelayHandlerObservationConvention implements DelayHandlerObs
 
     private final boolean legacyNames;
 
+    /** The current key names only. */
     public DefaultDelayHandlerObservationConvention() {
         this(false);
     }

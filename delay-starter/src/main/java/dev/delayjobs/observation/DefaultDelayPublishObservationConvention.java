@@ -17,6 +17,7 @@ public class DefaultDelayPublishObservationConvention implements DelayPublishObs
 
     private final boolean legacyNames;
 
+    /** The current key names only. */
     public DefaultDelayPublishObservationConvention() {
         this(false);
     }

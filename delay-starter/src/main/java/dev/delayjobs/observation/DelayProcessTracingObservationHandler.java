@@ -16,6 +16,7 @@ import io.micrometer.tracing.propagation.Propagator;
  */
 public class DelayProcessTracingObservationHandler extends PropagatingReceiverTracingObservationHandler<DelayHandlerContext> {
 
+    /** With the application's tracer and the propagator its other tracing handlers use. */
     public DelayProcessTracingObservationHandler(Tracer tracer, Propagator propagator) {
         super(tracer, propagator);
     }

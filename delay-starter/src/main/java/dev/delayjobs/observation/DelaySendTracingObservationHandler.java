@@ -19,6 +19,7 @@ public class DelaySendTracingObservationHandler extends PropagatingSenderTracing
      */
     public static final int ORDER = 900;
 
+    /** With the application's tracer and the propagator its other tracing handlers use. */
     public DelaySendTracingObservationHandler(Tracer tracer, Propagator propagator) {
         super(tracer, propagator);
     }
