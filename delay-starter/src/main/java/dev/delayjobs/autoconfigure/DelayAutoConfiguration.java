@@ -181,9 +181,10 @@ public final class DelayAutoConfiguration {
         @ConditionalOnMissingBean
         JobTracing delayJobTracing(ObjectProvider<ObservationRegistry> registry,
                 ObjectProvider<DelayPublishObservationConvention> publishConvention,
-                ObjectProvider<DelayHandlerObservationConvention> handlerConvention) {
+                ObjectProvider<DelayHandlerObservationConvention> handlerConvention, DelayProperties properties) {
             return new ObservedJobTracing(registry.getIfAvailable(() -> ObservationRegistry.NOOP),
-                    publishConvention.getIfAvailable(), handlerConvention.getIfAvailable());
+                    publishConvention.getIfAvailable(), handlerConvention.getIfAvailable(),
+                    properties.getObservation().isLegacyNames());
         }
     }
 

@@ -276,12 +276,28 @@ public class DelayProperties {
          */
         private boolean enabled;
 
+        /**
+         * Whether the observations also carry the key names of the previous release beside the
+         * current OpenTelemetry messaging ones: messaging.operation=publish|process beside
+         * messaging.operation.type and messaging.operation.name. Span names are the current ones
+         * either way. For one release, to move dashboards and trace queries; then removed.
+         */
+        private boolean legacyNames;
+
         public boolean isEnabled() {
             return enabled;
         }
 
         public void setEnabled(boolean enabled) {
             this.enabled = enabled;
+        }
+
+        public boolean isLegacyNames() {
+            return legacyNames;
+        }
+
+        public void setLegacyNames(boolean legacyNames) {
+            this.legacyNames = legacyNames;
         }
     }
 

@@ -13,6 +13,7 @@ public final class DelayPublishContext extends SenderContext<Map<String, String>
 
     private final String queue;
     private final int jobCount;
+    private String jobId;
 
     DelayPublishContext(String queue, int jobCount) {
         super((carrier, key, value) -> carrier.put(key, value));
@@ -30,5 +31,14 @@ public final class DelayPublishContext extends SenderContext<Map<String, String>
     /** Jobs in this call: 1 for {@code publish}, the batch size for {@code publishAll}. */
     public int getJobCount() {
         return jobCount;
+    }
+
+    /** The job's id once a publish of one job has stored it; null before, and for a batch. */
+    public String getJobId() {
+        return jobId;
+    }
+
+    void setJobId(String jobId) {
+        this.jobId = jobId;
     }
 }

@@ -13,42 +13,74 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The enums list every key the default conventions emit, under the names dashboards rely on. */
+/**
+ * The default conventions emit OpenTelemetry's messaging keys (semantic conventions v1.44.0), the
+ * enums list every key they emit, and the legacy names come only when asked for. No Redis: the
+ * conventions are pure functions of the contexts.
+ */
 class DelayObservationKeysTest {
 
     private final DelayHandlerContext handled = new DelayHandlerContext("orders", "job-1", 2, Map.of());
-    private final DelayPublishContext published = new DelayPublishContext("orders", 3);
+    private final DelayPublishContext batch = new DelayPublishContext("orders", 3);
+    private final DelayPublishContext single = singlePublish();
+
+    private final DefaultDelayHandlerObservationConvention handler = DefaultDelayHandlerObservationConvention.INSTANCE;
+    private final DefaultDelayPublishObservationConvention publish = DefaultDelayPublishObservationConvention.INSTANCE;
+    private final DefaultDelayHandlerObservationConvention legacyHandler = new DefaultDelayHandlerObservationConvention(true);
+    private final DefaultDelayPublishObservationConvention legacyPublish = new DefaultDelayPublishObservationConvention(true);
 
     @Test
-    void theEnumsListEveryLowCardinalityKeyEmitted() {
-        Set<String> emitted = keys(DefaultDelayHandlerObservationConvention.INSTANCE.getLowCardinalityKeyValues(handled),
-                DefaultDelayPublishObservationConvention.INSTANCE.getLowCardinalityKeyValues(published));
-        assertThat(emitted).isEqualTo(names(DelayObservationKeys.LowCardinality.values()));
-    }
-
-    @Test
-    void theEnumsListEveryHighCardinalityKeyEmitted() {
-        Set<String> emitted = keys(DefaultDelayHandlerObservationConvention.INSTANCE.getHighCardinalityKeyValues(handled),
-                DefaultDelayPublishObservationConvention.INSTANCE.getHighCardinalityKeyValues(published));
-        assertThat(emitted).isEqualTo(names(DelayObservationKeys.HighCardinality.values()));
-    }
-
-    @Test
-    void theKeyNamesAreThoseDashboardsUse() {
-        assertThat(names(DelayObservationKeys.LowCardinality.values()))
-                .containsExactlyInAnyOrder("messaging.system", "messaging.operation", "messaging.destination.name");
-        assertThat(names(DelayObservationKeys.HighCardinality.values()))
-                .containsExactlyInAnyOrder("messaging.message.id", "delay.job.attempt", "messaging.batch.message_count");
-        assertThat(DefaultDelayHandlerObservationConvention.INSTANCE.getLowCardinalityKeyValues(handled))
-                .containsExactlyInAnyOrder(KeyValue.of("messaging.system", "redis"), KeyValue.of("messaging.operation", "process"),
-                        KeyValue.of("messaging.destination.name", "orders"));
-        assertThat(DefaultDelayHandlerObservationConvention.INSTANCE.getHighCardinalityKeyValues(handled))
+    void aHandlerCallIsAProcessOperationOnTheQueueNamingTheJob() {
+        assertThat(handler.getName()).isEqualTo("delay.handler");
+        assertThat(handler.getContextualName(handled)).isEqualTo("process orders");
+        assertThat(handler.getLowCardinalityKeyValues(handled)).containsExactlyInAnyOrder(KeyValue.of("messaging.system", "redis"),
+                KeyValue.of("messaging.operation.type", "process"), KeyValue.of("messaging.operation.name", "process"),
+                KeyValue.of("messaging.destination.name", "orders"));
+        assertThat(handler.getHighCardinalityKeyValues(handled))
                 .containsExactlyInAnyOrder(KeyValue.of("messaging.message.id", "job-1"), KeyValue.of("delay.job.attempt", "2"));
-        assertThat(DefaultDelayPublishObservationConvention.INSTANCE.getLowCardinalityKeyValues(published))
-                .containsExactlyInAnyOrder(KeyValue.of("messaging.system", "redis"), KeyValue.of("messaging.operation", "publish"),
-                        KeyValue.of("messaging.destination.name", "orders"));
-        assertThat(DefaultDelayPublishObservationConvention.INSTANCE.getHighCardinalityKeyValues(published))
-                .containsExactly(KeyValue.of("messaging.batch.message_count", "3"));
+    }
+
+    @Test
+    void aPublishIsASendOperationWithTheJobIdForOneJobAndTheCountForABatch() {
+        assertThat(publish.getName()).isEqualTo("delay.publish");
+        assertThat(publish.getContextualName(batch)).isEqualTo("publish orders");
+        for (DelayPublishContext context : new DelayPublishContext[] { single, batch }) {
+            assertThat(publish.getLowCardinalityKeyValues(context)).containsExactlyInAnyOrder(KeyValue.of("messaging.system", "redis"),
+                    KeyValue.of("messaging.operation.type", "send"), KeyValue.of("messaging.operation.name", "publish"),
+                    KeyValue.of("messaging.destination.name", "orders"));
+        }
+        assertThat(publish.getHighCardinalityKeyValues(single)).containsExactly(KeyValue.of("messaging.message.id", "job-9"));
+        assertThat(publish.getHighCardinalityKeyValues(batch)).containsExactly(KeyValue.of("messaging.batch.message_count", "3"));
+    }
+
+    @Test
+    void theOldOperationKeyComesOnlyWithLegacyNames() {
+        assertThat(keys(handler.getLowCardinalityKeyValues(handled), publish.getLowCardinalityKeyValues(batch)))
+                .doesNotContain("messaging.operation");
+        assertThat(legacyHandler.getLowCardinalityKeyValues(handled)).contains(KeyValue.of("messaging.operation", "process"))
+                .containsAll(handler.getLowCardinalityKeyValues(handled));
+        assertThat(legacyPublish.getLowCardinalityKeyValues(batch)).contains(KeyValue.of("messaging.operation", "publish"))
+                .containsAll(publish.getLowCardinalityKeyValues(batch));
+        assertThat(legacyHandler.getContextualName(handled)).as("a span has one name: the current one")
+                .isEqualTo("process orders");
+    }
+
+    @Test
+    void theEnumsListEveryKeyEmitted() {
+        Set<String> low = keys(legacyHandler.getLowCardinalityKeyValues(handled), legacyPublish.getLowCardinalityKeyValues(batch));
+        assertThat(low).isEqualTo(names(DelayObservationKeys.LowCardinality.values()));
+        Set<String> high = keys(handler.getHighCardinalityKeyValues(handled), publish.getHighCardinalityKeyValues(batch),
+                publish.getHighCardinalityKeyValues(single));
+        assertThat(high).isEqualTo(names(DelayObservationKeys.HighCardinality.values()));
+        assertThat(names(DelayObservationKeys.LowCardinality.values())).containsExactlyInAnyOrder("messaging.system",
+                "messaging.operation.type", "messaging.operation.name", "messaging.destination.name", "messaging.operation");
+        assertThat(high).containsExactlyInAnyOrder("messaging.message.id", "delay.job.attempt", "messaging.batch.message_count");
+    }
+
+    private static DelayPublishContext singlePublish() {
+        DelayPublishContext context = new DelayPublishContext("orders", 1);
+        context.setJobId("job-9");
+        return context;
     }
 
     private static Set<String> keys(KeyValues... all) {
