@@ -2,6 +2,7 @@ package dev.delayjobs.benchmark;
 
 import java.net.URI;
 import java.nio.file.Files;
+import java.nio.file.Path;
 
 import dev.delayjobs.embeddedredis.RedisServerProcess;
 import org.redisson.api.RedissonClient;
@@ -70,6 +71,11 @@ public final class BenchmarkMain {
                 System.out.println();
                 System.out.println(table);
                 if (options.output != null) {
+                    // target/ at the top of a fresh clone does not exist before the first full build
+                    Path parent = options.output.toAbsolutePath().getParent();
+                    if (parent != null) {
+                        Files.createDirectories(parent);
+                    }
                     Files.writeString(options.output, table);
                     System.out.println("table written to " + options.output);
                 }
