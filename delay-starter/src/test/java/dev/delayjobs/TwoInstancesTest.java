@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.ConfigurableApplicationContext;
 
@@ -18,6 +19,8 @@ import dev.delayjobs.test.TestApps;
 import dev.delayjobs.test.TestRedis;
 
 /** Two instances consuming one queue share the work; without failures, no job is handled twice. */
+@Tag("slow")
+@Tag("timing")
 class TwoInstancesTest {
 
     static class Handler {

@@ -2,24 +2,11 @@ package dev.delayjobs.embeddedredis;
 
 import java.io.File;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
-
-import redis.embedded.core.ExecutableProvider;
 
 /**
  * A real {@code redis-server} child process on a loopback port, started by {@link Builder#start()}
@@ -47,27 +34,14 @@ public final class RedisServerProcess implements AutoCloseable {
     /** The address the server binds to. */
     public static final String HOST = "127.0.0.1";
 
-    private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(20);
-    private static final Duration STOP_TIMEOUT = Duration.ofSeconds(10);
-
-    private final File executable;
-    private final int port;
-    private final Path dir;
+    private final ServerCommand command;
     private final boolean temporaryDir;
-    private final List<String> extraArgs;
-    private final String config;
-    private final boolean ownSession;
     private Process process;
     private volatile boolean paused;
 
-    private RedisServerProcess(Builder builder, File executable, int port, Path dir, boolean temporaryDir) {
-        this.executable = executable;
-        this.port = port;
-        this.dir = dir;
+    private RedisServerProcess(ServerCommand command, boolean temporaryDir) {
+        this.command = command;
         this.temporaryDir = temporaryDir;
-        this.extraArgs = List.copyOf(builder.args);
-        this.config = builder.config;
-        this.ownSession = builder.ownSession;
     }
 
     /**
@@ -104,9 +78,9 @@ public final class RedisServerProcess implements AutoCloseable {
      *     empty when there is none
      */
     public static Optional<File> onPath() {
-        boolean windows = System.getProperty("os.name", "").toLowerCase(Locale.ROOT).startsWith("windows");
-        return findOnPath(windows ? "redis-server.exe" : "redis-server");
+        return ServerBinary.redisServerOnPath();
     }
+
 
     /**
      * The host to connect to.
@@ -123,7 +97,7 @@ public final class RedisServerProcess implements AutoCloseable {
      * @return the port, chosen when the server was started; the same after {@link #restart()}
      */
     public int port() {
-        return port;
+        return command.port();
     }
 
     /**
@@ -133,7 +107,7 @@ public final class RedisServerProcess implements AutoCloseable {
      * @return {@code 127.0.0.1:<port>}
      */
     public String address() {
-        return HOST + ":" + port;
+        return HOST + ":" + command.port();
     }
 
     /**
@@ -151,7 +125,7 @@ public final class RedisServerProcess implements AutoCloseable {
      * @return the absolute path of the {@code redis-server} binary
      */
     public String binary() {
-        return executable.getAbsolutePath();
+        return command.executable().getAbsolutePath();
     }
 
     /**
@@ -163,7 +137,7 @@ public final class RedisServerProcess implements AutoCloseable {
      *     else a temporary one that {@link #close()} deletes
      */
     public Path dir() {
-        return dir;
+        return command.dir();
     }
 
     /**
@@ -176,7 +150,7 @@ public final class RedisServerProcess implements AutoCloseable {
      */
     public synchronized long pid() {
         if (process == null) {
-            throw new IllegalStateException("redis-server on port " + port + " is not running");
+            throw new IllegalStateException("redis-server on port " + command.port() + " is not running");
         }
         return process.pid();
     }
@@ -188,7 +162,7 @@ public final class RedisServerProcess implements AutoCloseable {
      * @throws IllegalStateException when the server is not running or the signal cannot be sent
      */
     public void pause() {
-        signal("STOP");
+        ServerLaunch.signal(pid(), "STOP");
         paused = true;
     }
 
@@ -198,7 +172,7 @@ public final class RedisServerProcess implements AutoCloseable {
      * @throws IllegalStateException when the server is not running or the signal cannot be sent
      */
     public void resume() {
-        signal("CONT");
+        ServerLaunch.signal(pid(), "CONT");
         paused = false;
     }
 
@@ -215,7 +189,7 @@ public final class RedisServerProcess implements AutoCloseable {
     public synchronized void kill() {
         if (process != null) {
             process.destroyForcibly();
-            awaitExit(process);
+            ServerLaunch.awaitExit(process);
             process = null;
         }
     }
@@ -230,13 +204,13 @@ public final class RedisServerProcess implements AutoCloseable {
      */
     public synchronized void restart() {
         if (process != null) {
-            throw new IllegalStateException("redis-server on port " + port + " is running");
+            throw new IllegalStateException("redis-server on port " + command.port() + " is running");
         }
         try {
-            startProcess();
+            process = ServerLaunch.start(command);
         }
         catch (IOException ex) {
-            throw new IllegalStateException("cannot restart redis-server on port " + port + ": " + ex.getMessage(), ex);
+            throw new IllegalStateException("cannot restart redis-server on port " + command.port() + ": " + ex.getMessage(), ex);
         }
     }
 
@@ -244,117 +218,11 @@ public final class RedisServerProcess implements AutoCloseable {
     @Override
     public synchronized void close() {
         if (process != null) {
-            process.destroy();
-            if (!awaitExit(process)) {
-                process.destroyForcibly();
-                awaitExit(process);
-            }
+            ServerLaunch.stop(process);
             process = null;
         }
         if (temporaryDir) {
-            deleteDir();
-        }
-    }
-
-    private void startProcess() throws IOException {
-        List<String> command = new ArrayList<>();
-        if (ownSession) {
-            // In its own session a terminal's Ctrl-C reaches the JVM but not redis-server, so the
-            // application shuts down against a live Redis. setsid(1) execs in place: the Process is redis-server.
-            findOnPath("setsid").ifPresent(setsid -> command.add(setsid.getAbsolutePath()));
-        }
-        command.add(executable.getAbsolutePath());
-        if (config != null) {
-            // a sentinel rewrites its file: written once, kept across restarts
-            Path file = dir.resolve("redis.conf");
-            if (!Files.exists(file)) {
-                Files.writeString(file, config, StandardCharsets.UTF_8);
-            }
-            command.add(file.toString());
-        }
-        command.addAll(List.of("--port", Integer.toString(port), "--bind", HOST,
-                "--dir", dir.toString(), "--save", "", "--appendonly", "no", "--daemonize", "no"));
-        command.addAll(extraArgs);
-        process = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("redis.log").toFile())).start();
-        long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos();
-        while (System.nanoTime() < deadline) {
-            if (!process.isAlive()) {
-                String tail = logTail();
-                process = null;
-                throw new IOException("redis-server exited at once on port " + port + ": " + tail);
-            }
-            try (Socket socket = new Socket()) {
-                socket.connect(new InetSocketAddress(HOST, port), 200);
-                return;
-            }
-            catch (IOException notYet) {
-                sleepBriefly();
-            }
-        }
-        process.destroyForcibly();
-        awaitExit(process);
-        process = null;
-        throw new IOException("redis-server did not listen on " + address() + " within " + STARTUP_TIMEOUT.toSeconds() + " s");
-    }
-
-    private void signal(String name) {
-        long pid = pid();
-        try {
-            Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(pid)).inheritIO().start();
-            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
-                throw new IllegalStateException("kill -" + name + " " + pid + " failed");
-            }
-        }
-        catch (IOException ex) {
-            throw new IllegalStateException("cannot send SIG" + name + " to redis-server", ex);
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while sending SIG" + name, ex);
-        }
-    }
-
-    private static boolean awaitExit(Process process) {
-        try {
-            return process.waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-        }
-        catch (InterruptedException ex) {
-            process.destroyForcibly();
-            Thread.currentThread().interrupt();
-            return false;
-        }
-    }
-
-    private String logTail() {
-        try {
-            List<String> lines = Files.readAllLines(dir.resolve("redis.log"), StandardCharsets.UTF_8);
-            return String.join(" | ", lines.subList(Math.max(0, lines.size() - 5), lines.size()));
-        }
-        catch (IOException ex) {
-            return "(no output)";
-        }
-    }
-
-    private void deleteDir() {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(dir)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
-        }
-        catch (IOException | UncheckedIOException ex) {
-            // a temporary directory left behind is harmless
-        }
-    }
-
-    private static void sleepBriefly() {
-        try {
-            Thread.sleep(20);
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting for redis-server", ex);
+            ServerLaunch.deleteDir(command.dir());
         }
     }
 
@@ -367,7 +235,7 @@ public final class RedisServerProcess implements AutoCloseable {
      */
     public static File defaultBinary() {
         try {
-            return defaultExecutable();
+            return ServerBinary.defaultExecutable();
         }
         catch (IOException ex) {
             throw new IllegalStateException(ex.getMessage(), ex);
@@ -384,93 +252,7 @@ public final class RedisServerProcess implements AutoCloseable {
      * @throws IllegalStateException when it does not run or says no version
      */
     public static String describe(File binary) {
-        String output;
-        try {
-            Process process = new ProcessBuilder(binary.getAbsolutePath(), "--version").redirectErrorStream(true).start();
-            output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-            if (!process.waitFor(10, TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-            }
-        }
-        catch (IOException ex) {
-            throw new IllegalStateException("cannot run " + binary + " --version: " + ex.getMessage(), ex);
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while running " + binary + " --version", ex);
-        }
-        // "Redis server v=7.0.15 sha=..." or "Valkey server v=8.0.1 sha=..."
-        int server = output.indexOf(" server v=");
-        if (server <= 0) {
-            throw new IllegalStateException(binary + " --version said no version: " + output);
-        }
-        String version = output.substring(server + " server v=".length()).split("\\s", 2)[0];
-        return output.substring(0, server) + " " + version;
-    }
-
-    private static File defaultExecutable() throws IOException {
-        String configured = System.getProperty(BINARY_PROPERTY);
-        String source = "-D" + BINARY_PROPERTY;
-        if (configured == null || configured.isBlank()) {
-            configured = System.getenv(BINARY_ENV);
-            source = BINARY_ENV;
-        }
-        if (configured != null && !configured.isBlank()) {
-            return configured(configured.trim(), source);
-        }
-        if (!System.getProperty("os.name", "").toLowerCase(Locale.ROOT).startsWith("windows")) {
-            try {
-                return ExecutableProvider.newJarResourceProvider().get();
-            }
-            catch (RuntimeException noBinaryForThisPlatform) {
-                // fall back to the PATH
-            }
-        }
-        return onPath().orElseThrow(() -> new IOException("no redis-server binary for "
-                + System.getProperty("os.name") + "/" + System.getProperty("os.arch")
-                + " in the embedded-redis jar nor on the PATH; install Redis 6.2+ or set -D" + BINARY_PROPERTY));
-    }
-
-    /** A path, or a bare command name (no separator) looked up on the PATH. */
-    private static File configured(String value, String source) throws IOException {
-        boolean bareName = !value.contains("/") && !value.contains(File.separator);
-        File file = bareName ? findOnPath(value).orElse(null) : new File(value);
-        if (file == null) {
-            throw new IOException(source + "=" + value + ": no such command on the PATH");
-        }
-        if (!file.isFile() || !file.canExecute()) {
-            throw new IOException(source + "=" + value + " is not an executable file");
-        }
-        return file;
-    }
-
-    private static Optional<File> findOnPath(String name) {
-        String path = System.getenv("PATH");
-        if (path == null) {
-            return Optional.empty();
-        }
-        for (String entry : path.split(File.pathSeparator)) {
-            File candidate = new File(entry, name);
-            if (candidate.isFile() && candidate.canExecute()) {
-                return Optional.of(candidate);
-            }
-        }
-        return Optional.empty();
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(HOST))) {
-            return socket.getLocalPort();
-        }
-    }
-
-    private static int requireFree(int port) throws IOException {
-        try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getByName(HOST))) {
-            return port;
-        }
-        catch (IOException ex) {
-            throw new IOException("port " + port + " is in use", ex);
-        }
+        return ServerBinary.describe(binary);
     }
 
     /** Settings of a server to start; every one is optional. */
@@ -574,18 +356,19 @@ public final class RedisServerProcess implements AutoCloseable {
          */
         public RedisServerProcess start() {
             try {
-                File executable = binary != null ? binary : defaultExecutable();
-                int chosenPort = port > 0 ? requireFree(port) : freePort();
+                File executable = binary != null ? binary : ServerBinary.defaultExecutable();
+                int chosenPort = ServerLaunch.port(port);
                 boolean temporary = parentDir == null;
                 Path dir = temporary ? Files.createTempDirectory("delay-redis-")
                         : Files.createDirectories(parentDir.toAbsolutePath().resolve("redis-" + chosenPort));
-                RedisServerProcess server = new RedisServerProcess(this, executable, chosenPort, dir, temporary);
+                RedisServerProcess server = new RedisServerProcess(
+                        new ServerCommand(executable, chosenPort, dir, config, args, ownSession), temporary);
                 try {
-                    server.startProcess();
+                    server.process = ServerLaunch.start(server.command);
                 }
                 catch (IOException ex) {
                     if (temporary) {
-                        server.deleteDir();
+                        ServerLaunch.deleteDir(dir);
                     }
                     throw ex;
                 }

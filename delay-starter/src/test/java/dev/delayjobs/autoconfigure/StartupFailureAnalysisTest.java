@@ -6,10 +6,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.time.Duration;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.redisson.config.ConstantDelay;
+import org.redisson.spring.starter.RedissonAutoConfigurationCustomizer;
 import org.redisson.spring.starter.RedissonAutoConfigurationV4;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
@@ -49,13 +52,25 @@ class StartupFailureAnalysisTest {
         }
     }
 
+    /** One retry after 200 ms instead of Redisson's default of several spread over seconds: the same failure, sooner. */
+    @Configuration(proxyBeanMethods = false)
+    static class OneRetry {
+
+        @Bean
+        RedissonAutoConfigurationCustomizer oneRetry() {
+            return config -> config.useSingleServer().setRetryAttempts(1)
+                    .setRetryDelay(new ConstantDelay(Duration.ofMillis(200)));
+        }
+    }
+
     @Test
     void redisDownAtStartupIsOneSummaryWithTheAddress(CapturedOutput output) throws IOException {
         int closedPort;
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             closedPort = socket.getLocalPort();
         }
-        assertThatThrownBy(() -> TestApps.run("127.0.0.1", closedPort, TestRedis.uniquePrefix(), List.of(Checkout.class)))
+        assertThatThrownBy(() -> TestApps.run("127.0.0.1", closedPort, TestRedis.uniquePrefix(),
+                List.of(Checkout.class, OneRetry.class)))
                 .hasRootCauseInstanceOf(java.net.ConnectException.class);
         String report = report(output);
         assertThat(report).contains("Redis could not be reached while the application started")

@@ -10,6 +10,7 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.LongStream;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.redisson.api.RScript;
@@ -29,6 +30,8 @@ import dev.delayjobs.test.TestRedis;
  * call removing 100 elements from the middle of the list used to take hundreds of milliseconds.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
+@Tag("slow")
+@Tag("bridge")
 class BridgeDeepOverdueTest {
 
     private static final int LATER = 300_000;

@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.stream.Stream;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -38,6 +39,8 @@ import dev.delayjobs.test.TestRedis;
  * starter's handler gets every element once, typed, and none before it is due.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
+@Tag("slow")
+@Tag("bridge")
 class BridgeDeliveryTest {
 
     private static final int ELEMENTS = 300;

@@ -13,6 +13,7 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -39,6 +40,8 @@ import dev.delayjobs.test.TestRedis;
  * starter must not read.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
+@Tag("slow")
+@Tag("bridge")
 class BridgeSideBySideTest {
 
     @Test

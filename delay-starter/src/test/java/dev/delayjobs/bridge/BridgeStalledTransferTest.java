@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.redisson.api.RScript;
@@ -30,6 +31,8 @@ import dev.delayjobs.test.TestRedis;
  * adopter moves the element itself once it is {@link ElementAdopter#OVERDUE_AFTER} late.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
+@Tag("slow")
+@Tag("bridge")
 class BridgeStalledTransferTest {
 
     /** What {@code RDelayedQueue.offer} writes (Redisson 4.7's layout), without the wake message it publishes. */

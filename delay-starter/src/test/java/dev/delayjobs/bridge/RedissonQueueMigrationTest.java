@@ -12,6 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.redisson.api.RDelayedQueue;
@@ -36,6 +37,8 @@ import dev.delayjobs.queue.QueueName;
  * element is exactly one native job: each is handled once when its due time comes.
  */
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
+@Tag("slow")
+@Tag("bridge")
 class RedissonQueueMigrationTest {
 
     private static final int PENDING = 100_000;

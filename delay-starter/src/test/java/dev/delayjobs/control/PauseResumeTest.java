@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
@@ -29,6 +30,8 @@ import dev.delayjobs.test.TestRedis;
 import io.micrometer.core.instrument.MeterRegistry;
 
 /** Pausing a queue stops every instance from claiming it; resuming lets them all go on. */
+@Tag("slow")
+@Tag("timing")
 class PauseResumeTest {
 
     /** What all instances of one test share: the job that blocks, and when it may go on. */

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.ConfigurableApplicationContext;
 
@@ -25,6 +26,8 @@ import dev.delayjobs.test.TestRedis;
  * jobs in a second, while far more are ready. It asserts the limit, not how close to it a busy host
  * comes.
  */
+@Tag("slow")
+@Tag("timing")
 class RateLimitTest {
 
     private static final int WINDOWS = 5;
