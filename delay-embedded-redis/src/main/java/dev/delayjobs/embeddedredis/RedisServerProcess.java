@@ -2,17 +2,14 @@ package dev.delayjobs.embeddedredis;
 
 import java.io.File;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
 
 /**
- * A real {@code redis-server} child process on a loopback port, started by {@link Builder#start()}
+ * A real {@code redis-server} child process on a loopback port, started by {@link RedisServerBuilder#start()}
  * and returned once it accepts connections.
  *
- * <p>The binary, unless {@link Builder#binary(File)} names one: the one named by the system property
+ * <p>The binary, unless {@link RedisServerBuilder#binary(File)} names one: the one named by the system property
  * {@value #BINARY_PROPERTY} or, without it, the environment variable {@value #BINARY_ENV} (a path,
  * or a command looked up on the PATH such as {@code valkey-server}); else the one shipped inside the
  * embedded-redis jar (Redis 6.2 on Linux and macOS, the floor the starter supports, so every
@@ -20,7 +17,7 @@ import java.util.Optional;
  * 5.0 lacks {@code BLMOVE}). {@link #describe(File)} names a binary's server and version.
  *
  * <p>Persistence is off unless the extra arguments turn it on. The data directory is a fresh
- * temporary one, deleted by {@link #close()}, unless {@link Builder#dataDirUnder(Path)} asks for a
+ * temporary one, deleted by {@link #close()}, unless {@link RedisServerBuilder#dataDirUnder(Path)} asks for a
  * kept one (fault tests read its {@code redis.log} and restart the server on its AOF).
  */
 public final class RedisServerProcess implements AutoCloseable {
@@ -38,6 +35,13 @@ public final class RedisServerProcess implements AutoCloseable {
     private final boolean temporaryDir;
     private Process process;
     private volatile boolean paused;
+
+    /** Starts the server {@code command} describes and returns once it accepts connections. */
+    static RedisServerProcess launch(ServerCommand command, boolean temporaryDir) throws IOException {
+        RedisServerProcess server = new RedisServerProcess(command, temporaryDir);
+        server.process = ServerLaunch.start(command);
+        return server;
+    }
 
     private RedisServerProcess(ServerCommand command, boolean temporaryDir) {
         this.command = command;
@@ -64,10 +68,10 @@ public final class RedisServerProcess implements AutoCloseable {
      * Starts describing a server. Left alone, the builder starts the default binary on a free port
      * with a temporary data directory.
      *
-     * @return a new builder; {@link Builder#start()} starts the server
+     * @return a new builder; {@link RedisServerBuilder#start()} starts the server
      */
-    public static Builder builder() {
-        return new Builder();
+    public static RedisServerBuilder builder() {
+        return new RedisServerBuilder();
     }
 
     /**
@@ -130,10 +134,10 @@ public final class RedisServerProcess implements AutoCloseable {
 
     /**
      * The data directory, where the server writes {@code redis.log} (its output), its RDB and AOF
-     * files when persistence is on, and {@code redis.conf} when {@link Builder#config(String)} gave
+     * files when persistence is on, and {@code redis.conf} when {@link RedisServerBuilder#config(String)} gave
      * one.
      *
-     * @return the directory: {@code <parent>/redis-<port>} for {@link Builder#dataDirUnder(Path)},
+     * @return the directory: {@code <parent>/redis-<port>} for {@link RedisServerBuilder#dataDirUnder(Path)},
      *     else a temporary one that {@link #close()} deletes
      */
     public Path dir() {
@@ -227,7 +231,7 @@ public final class RedisServerProcess implements AutoCloseable {
     }
 
     /**
-     * The binary a server started without {@link Builder#binary(File)} runs (see the class comment).
+     * The binary a server started without {@link RedisServerBuilder#binary(File)} runs (see the class comment).
      *
      * @return the executable: the one {@value #BINARY_PROPERTY} or {@value #BINARY_ENV} names, else
      *     the bundled one for this platform, else the {@code redis-server} on the PATH
@@ -253,130 +257,5 @@ public final class RedisServerProcess implements AutoCloseable {
      */
     public static String describe(File binary) {
         return ServerBinary.describe(binary);
-    }
-
-    /** Settings of a server to start; every one is optional. */
-    public static final class Builder {
-
-        private File binary;
-        private int port;
-        private Path parentDir;
-        private final List<String> args = new ArrayList<>();
-        private String config;
-        private boolean ownSession;
-
-        private Builder() {
-        }
-
-        /**
-         * The {@code redis-server} to run instead of the default (see the class comment).
-         *
-         * @param binary an executable {@code redis-server}; {@code null} restores the default
-         * @return this builder
-         */
-        public Builder binary(File binary) {
-            this.binary = binary;
-            return this;
-        }
-
-        /**
-         * The port to listen on; 0 (the default) picks a free one.
-         *
-         * @param port 0 to 65535; {@link #start()} fails when a port other than 0 is in use
-         * @return this builder
-         * @throws IllegalArgumentException when {@code port} is outside 0 to 65535
-         */
-        public Builder port(int port) {
-            if (port < 0 || port > 65535) {
-                throw new IllegalArgumentException("port must be 0..65535, was " + port);
-            }
-            this.port = port;
-            return this;
-        }
-
-        /**
-         * Keep the data directory: {@code parent/redis-<port>}, not deleted by {@link #close()}. A
-         * directory left by an earlier server on the same port is reused with its files.
-         *
-         * @param parent the directory to create it in (with any missing parents), relative to the
-         *     working directory unless absolute; {@code null} restores the temporary directory
-         * @return this builder
-         */
-        public Builder dataDirUnder(Path parent) {
-            this.parentDir = parent;
-            return this;
-        }
-
-        /**
-         * Extra {@code redis-server} arguments, e.g. {@code "--appendonly", "yes"}.
-         *
-         * @param args options and their values as separate strings, added after those of earlier
-         *     calls; they come after the built-in ones ({@code --port}, {@code --bind}, {@code --dir},
-         *     {@code --save ""}, {@code --appendonly no}, {@code --daemonize no}), so they override them
-         * @return this builder
-         */
-        public Builder args(String... args) {
-            this.args.addAll(List.of(args));
-            return this;
-        }
-
-        /**
-         * A configuration file with these lines, written into the data directory and passed first
-         * (a sentinel needs one it can rewrite); {@code port} and {@code bind} come from here anyway.
-         *
-         * @param lines the file's content, one directive a line ({@code "sentinel monitor ...\n"});
-         *     written only when the data directory has no {@code redis.conf} yet, so what the server
-         *     rewrote into it survives {@link RedisServerProcess#restart()}
-         * @return this builder
-         */
-        public Builder config(String lines) {
-            this.config = lines;
-            return this;
-        }
-
-        /**
-         * Run the server in a session of its own, so a terminal's Ctrl-C does not reach it (the
-         * application can then shut down against a live Redis). Needs {@code setsid} on the PATH;
-         * without it the server runs in the JVM's session.
-         *
-         * @return this builder
-         */
-        public Builder ownSession() {
-            this.ownSession = true;
-            return this;
-        }
-
-        /**
-         * Starts the server and returns once it accepts connections.
-         *
-         * @return the running server; {@link RedisServerProcess#close()} stops it
-         * @throws IllegalStateException when it cannot be started, with the reason: no binary
-         *     found, the port in use, the server exits at once (with the end of its log) or does
-         *     not listen within 20 seconds
-         */
-        public RedisServerProcess start() {
-            try {
-                File executable = binary != null ? binary : ServerBinary.defaultExecutable();
-                int chosenPort = ServerLaunch.port(port);
-                boolean temporary = parentDir == null;
-                Path dir = temporary ? Files.createTempDirectory("delay-redis-")
-                        : Files.createDirectories(parentDir.toAbsolutePath().resolve("redis-" + chosenPort));
-                RedisServerProcess server = new RedisServerProcess(
-                        new ServerCommand(executable, chosenPort, dir, config, args, ownSession), temporary);
-                try {
-                    server.process = ServerLaunch.start(server.command);
-                }
-                catch (IOException ex) {
-                    if (temporary) {
-                        ServerLaunch.deleteDir(dir);
-                    }
-                    throw ex;
-                }
-                return server;
-            }
-            catch (IOException ex) {
-                throw new IllegalStateException("Cannot start redis-server: " + ex.getMessage(), ex);
-            }
-        }
     }
 }
