@@ -47,7 +47,7 @@ public final class RedisServerBuilder {
     }
 
     /**
-     * Keep the data directory: {@code parent/redis-<port>}, not deleted by {@link #close()}. A
+     * Keep the data directory: {@code parent/redis-<port>}, not deleted by {@link RedisServerProcess#close()}. A
      * directory left by an earlier server on the same port is reused with its files.
      *
      * @param parent the directory to create it in (with any missing parents), relative to the
