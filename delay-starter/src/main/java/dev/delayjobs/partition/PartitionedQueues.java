@@ -73,7 +73,8 @@ public final class PartitionedQueues {
     public Optional<JobInfo> find(QueueName queue, String id) {
         // the partition's name stands in the record read; the caller asked by the queue's
         return byId(queue, id, partition -> store.find(partition.name(), id), Optional::isPresent).map(job -> new JobInfo(queue.value(),
-                job.id(), job.state(), job.dueAt(), job.publishedAt(), job.attempts(), job.lastError(), job.payloadJson(), job.successor()));
+                job.id(), job.state(), job.dueAt(), job.publishedAt(), job.attempts(), job.lastError(), job.payloadJson(), job.successor(),
+                job.payloadVersion()));
     }
 
     /**

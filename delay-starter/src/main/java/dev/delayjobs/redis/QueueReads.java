@@ -19,6 +19,7 @@ import org.redisson.api.RScript.ReturnType;
 
 import dev.delayjobs.JobInfo;
 import dev.delayjobs.JobState;
+import dev.delayjobs.payload.PayloadVersions;
 import dev.delayjobs.store.StoredJob;
 
 /**
@@ -76,7 +77,8 @@ final class QueueReads {
             return Optional.of(new JobInfo(queue, id, state, null, null, 0, error, record, successor));
         }
         return Optional.of(new JobInfo(queue, id, state, Instant.ofEpochMilli(job.dueAt()),
-                Instant.ofEpochMilli(job.publishedAt()), job.attempts(), error, job.payload(), successor));
+                Instant.ofEpochMilli(job.publishedAt()), job.attempts(), error, job.payload(), successor,
+                PayloadVersions.stored(job.headers())));
     }
 
     /** find.lua's successor: '' for none, else the replace flag ('0'/'1') and the record (see _successors.lua). */
