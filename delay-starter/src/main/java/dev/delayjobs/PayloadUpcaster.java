@@ -60,7 +60,7 @@ public interface PayloadUpcaster {
 
             @Override
             public String toString() {
-                return "upcaster of " + type.getSimpleName() + " from version " + fromVersion;
+                return "PayloadUpcaster.of(" + type.getSimpleName() + ", " + fromVersion + ")";
             }
         };
     }

@@ -28,7 +28,7 @@ public final class Upcasters {
                     .putIfAbsent(upcaster.fromVersion(), upcaster);
             if (earlier != null) {
                 duplicates.add("two upcasters of " + upcaster.type().getName() + " from version " + upcaster.fromVersion()
-                        + " (" + describe(earlier) + " and " + describe(upcaster) + ")");
+                        + " (" + earlier + " and " + upcaster + ")");
             }
         }
     }
@@ -86,7 +86,7 @@ public final class Upcasters {
             return null;
         }
         if (steps.lastKey() >= version) {
-            return describe(steps.lastEntry().getValue()) + " goes past the type's version: " + type.getName()
+            return steps.lastEntry().getValue() + " goes past the type's version: " + type.getName()
                     + " is at @PayloadVersion(" + version + "), so its last upcaster is from version " + (version - 1);
         }
         for (int from = steps.firstKey(); from < version; from++) {
@@ -96,10 +96,5 @@ public final class Upcasters {
             }
         }
         return null;
-    }
-
-    private static String describe(PayloadUpcaster upcaster) {
-        return upcaster.getClass().isAnonymousClass() || upcaster.getClass().isSynthetic() ? upcaster.toString()
-                : upcaster.getClass().getName();
     }
 }
