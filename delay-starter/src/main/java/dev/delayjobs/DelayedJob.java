@@ -13,6 +13,23 @@ import java.time.Instant;
  * @param attempt which delivery this is, starting at 1; above 1 the job was retried or recovered
  * @param dueAt when the job became due
  * @param publishedAt when the job was published
+ * @param payloadVersion the payload version the job was published at ({@link PayloadVersion}); the
+ *     payload itself was brought up to {@code T}'s version before the handler got it
  */
-public record DelayedJob<T>(String queue, String id, T payload, int attempt, Instant dueAt, Instant publishedAt) {
+public record DelayedJob<T>(String queue, String id, T payload, int attempt, Instant dueAt, Instant publishedAt,
+        int payloadVersion) {
+
+    /**
+     * A job published at payload version 1: the form of this record before payload versions existed.
+     *
+     * @param queue the queue the job was published to
+     * @param id the job id
+     * @param payload the payload
+     * @param attempt which delivery this is, starting at 1
+     * @param dueAt when the job became due
+     * @param publishedAt when the job was published
+     */
+    public DelayedJob(String queue, String id, T payload, int attempt, Instant dueAt, Instant publishedAt) {
+        this(queue, id, payload, attempt, dueAt, publishedAt, 1);
+    }
 }

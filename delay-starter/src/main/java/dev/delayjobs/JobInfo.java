@@ -17,9 +17,29 @@ import org.jspecify.annotations.Nullable;
  * @param payloadJson the payload as stored, JSON
  * @param successor a publish with the job's key that met it RUNNING or PREFETCHED and waits to take
  *     its key, or {@code null}
+ * @param payloadVersion the version of the payload type that published it ({@link PayloadVersion}):
+ *     1 for a type without one
  */
 public record JobInfo(String queue, String id, JobState state, Instant dueAt, Instant publishedAt, int attempts,
-        String lastError, String payloadJson, @Nullable Successor successor) {
+        String lastError, String payloadJson, @Nullable Successor successor, int payloadVersion) {
+
+    /**
+     * A job at payload version 1. The form of this record before payload versions existed.
+     *
+     * @param queue the queue the job was published to
+     * @param id the job id (the business key when one was given)
+     * @param state where the job is
+     * @param dueAt when it becomes (or became) due
+     * @param publishedAt when it was published
+     * @param attempts how many deliveries it has had so far
+     * @param lastError the error of its last failed attempt, or {@code null}
+     * @param payloadJson the payload as stored, JSON
+     * @param successor a publish waiting to take the job's key, or {@code null}
+     */
+    public JobInfo(String queue, String id, JobState state, Instant dueAt, Instant publishedAt, int attempts,
+            String lastError, String payloadJson, @Nullable Successor successor) {
+        this(queue, id, state, dueAt, publishedAt, attempts, lastError, payloadJson, successor, 1);
+    }
 
     /**
      * A job without a successor: {@link #successor()} is {@code null}. The form of this record
@@ -37,7 +57,7 @@ public record JobInfo(String queue, String id, JobState state, Instant dueAt, In
      */
     public JobInfo(String queue, String id, JobState state, Instant dueAt, Instant publishedAt, int attempts,
             String lastError, String payloadJson) {
-        this(queue, id, state, dueAt, publishedAt, attempts, lastError, payloadJson, null);
+        this(queue, id, state, dueAt, publishedAt, attempts, lastError, payloadJson, null, 1);
     }
 
     /**

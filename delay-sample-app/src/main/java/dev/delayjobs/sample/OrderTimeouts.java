@@ -45,7 +45,7 @@ class OrderTimeouts {
     void schedule(long orderId, Duration timeout) {
         // replaceExisting: the in-memory database numbers orders from 1 at every start, so a Redis that
         // outlives the app may still hold a job with this key, left by another order of an earlier run
-        delays.publish(QUEUE, PublishRequest.of(new OrderTimeout(orderId)).delay(timeout).key(key(orderId))
+        delays.publish(QUEUE, PublishRequest.of(new OrderTimeout(orderId, OrderTimeout.PAYMENT_TIMEOUT)).delay(timeout).key(key(orderId))
                 .replaceExisting());
     }
 
@@ -57,7 +57,7 @@ class OrderTimeouts {
     @DelayedHandler(queue = QUEUE)
     void close(OrderTimeout timeout) {
         if (orders.closeIfUnpaid(timeout.orderId(), clock.instant())) {
-            log.info("Closed order {}: not paid in time", timeout.orderId());
+            log.info("Closed order {}: {}", timeout.orderId(), timeout.reason());
         }
         else {
             log.debug("Order {} is paid, closed or unknown: nothing to do", timeout.orderId());

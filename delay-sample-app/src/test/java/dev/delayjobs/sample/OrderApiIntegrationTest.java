@@ -123,8 +123,8 @@ class OrderApiIntegrationTest {
         CustomerOrder closed = api.get(unpaid.id());
 
         // what a redelivery looks like to the handler: the same payload once more
-        String paidAgain = delays.publish(OrderTimeouts.QUEUE, PublishRequest.of(new OrderTimeout(paid.id())));
-        String closedAgain = delays.publish(OrderTimeouts.QUEUE, PublishRequest.of(new OrderTimeout(closed.id())));
+        String paidAgain = delays.publish(OrderTimeouts.QUEUE, PublishRequest.of(new OrderTimeout(paid.id(), OrderTimeout.PAYMENT_TIMEOUT)));
+        String closedAgain = delays.publish(OrderTimeouts.QUEUE, PublishRequest.of(new OrderTimeout(closed.id(), OrderTimeout.PAYMENT_TIMEOUT)));
         await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(50))
                 .until(() -> delays.find(OrderTimeouts.QUEUE, paidAgain).isEmpty()
                         && delays.find(OrderTimeouts.QUEUE, closedAgain).isEmpty());

@@ -33,8 +33,11 @@ public final class DelayQueueTester {
     private final QueueTestOperations operations;
     private final DelayPublisher publisher;
     private final Duration timeout;
+    private final StoredExamples examples;
 
-    DelayQueueTester(PartitionedQueues store, QueueTestOperations operations, DelayPublisher publisher, Duration timeout) {
+    DelayQueueTester(PartitionedQueues store, QueueTestOperations operations, DelayPublisher publisher, Duration timeout,
+            StoredExamples examples) {
+        this.examples = examples;
         this.store = store;
         this.operations = operations;
         this.publisher = publisher;
@@ -52,7 +55,7 @@ public final class DelayQueueTester {
         if (timeout == null || timeout.isNegative() || timeout.isZero()) {
             throw new IllegalArgumentException("timeout must be positive, was " + timeout);
         }
-        return new DelayQueueTester(store, operations, publisher, timeout);
+        return new DelayQueueTester(store, operations, publisher, timeout, examples);
     }
 
     /**
@@ -76,6 +79,53 @@ public final class DelayQueueTester {
         }
         return store.onEveryPartition(QueueName.of(queue), partition -> operations.fastForward(partition, window)).stream()
                 .mapToLong(Long::longValue).sum();
+    }
+
+    /**
+     * Stores a payload as an older release of the application stored it: the JSON as it is, at
+     * {@code version} of its type ({@link dev.delayjobs.PayloadVersion}), due now. The consumer brings
+     * it up to its handler's version with the application's upcasters, as it would a job that waited
+     * in Redis through a deploy.
+     *
+     * @param queue the queue's name
+     * @param payloadJson the stored payload, JSON (see {@link #storeExample(String, String, int)} to read it from a file)
+     * @param version the version it was published at, 1 or more
+     * @return the job's id, for {@link #awaitHandled} or {@link #awaitDead}
+     * @throws IllegalArgumentException when the JSON is null or the version below 1
+     */
+    public String storePayload(String queue, String payloadJson, int version) {
+        return examples.store(queue, payloadJson, version, Duration.ZERO);
+    }
+
+    /**
+     * {@link #storePayload} of a JSON file on the test classpath, such as
+     * {@code "payloads/order-timeout/v1.json"} kept in {@code src/test/resources}: a payload an
+     * older release stored, kept as the example its upcaster is tested against.
+     *
+     * @param queue the queue's name
+     * @param classpathLocation the file's location on the classpath
+     * @param version the version it was published at
+     * @return the job's id
+     * @throws IllegalArgumentException when there is no such file
+     */
+    public String storeExample(String queue, String classpathLocation, int version) {
+        return examples.store(queue, StoredExamples.read(classpathLocation), version, Duration.ZERO);
+    }
+
+    /**
+     * Asserts that every stored example of {@code type} still binds to it today: each file named
+     * {@code v<version>.json} or {@code v<version>-<anything>.json} under {@code classpathFolder} is
+     * brought from its version up to the type's with the application's upcasters and read as
+     * {@code type}, as the consumer would (strict payloads included). No Redis involved.
+     *
+     * @param type the handler's payload type
+     * @param classpathFolder where the examples are, e.g. {@code "payloads/order-timeout"}
+     * @return how many examples were checked
+     * @throws AssertionError naming each example that no longer binds and why (no payload text),
+     *     or when there is none
+     */
+    public int assertExamplesBind(Class<?> type, String classpathFolder) {
+        return examples.assertBind(type, classpathFolder);
     }
 
     /**

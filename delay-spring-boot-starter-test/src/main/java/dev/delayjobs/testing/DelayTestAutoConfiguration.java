@@ -10,6 +10,7 @@ import org.springframework.context.annotation.Bean;
 
 import dev.delayjobs.DelayPublisher;
 import dev.delayjobs.autoconfigure.DelayAutoConfiguration;
+import dev.delayjobs.core.PayloadCodec;
 import dev.delayjobs.partition.PartitionedQueues;
 import dev.delayjobs.redis.QueueTestOperations;
 import dev.delayjobs.redis.RedisJobStore;
@@ -25,8 +26,8 @@ public final class DelayTestAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     DelayQueueTester delayQueueTester(RedisJobStore store, PartitionedQueues queues, RedissonClient redisson,
-            DelayPublisher publisher) {
+            DelayPublisher publisher, PayloadCodec codec) {
         return new DelayQueueTester(queues, new QueueTestOperations(redisson, store.prefix()), publisher,
-                Duration.ofSeconds(10));
+                Duration.ofSeconds(10), new StoredExamples(store, queues, codec));
     }
 }

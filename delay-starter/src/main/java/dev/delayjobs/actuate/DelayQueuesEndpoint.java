@@ -41,6 +41,7 @@ public class DelayQueuesEndpoint {
     private final ListenerContainerRegistry registry;
     private final DelayQueueControl control;
     private final @Nullable RedissonQueueMigration migration;
+    private final PayloadVersionsView.Cache payloadVersions;
 
     public DelayQueuesEndpoint(PartitionedQueues store, @Nullable ListenerContainerRegistry registry,
             DelayQueueControl control) {
@@ -54,6 +55,7 @@ public class DelayQueuesEndpoint {
         this.registry = registry;
         this.control = control;
         this.migration = migration;
+        this.payloadVersions = new PayloadVersionsView.Cache(store);
     }
 
     @ReadOperation
@@ -111,7 +113,7 @@ public class DelayQueuesEndpoint {
                 .toList();
         String next = dead.jobs().size() < pageSize ? null : DeadJobs.Cursor.of(dead.jobs().get(pageSize - 1)).toString();
         return new QueueReport(queue, view(name), new DeadJobsPage(after != null ? null : (page == null ? 0 : page),
-                pageSize, dead.total(), jobs, next));
+                pageSize, dead.total(), jobs, next), payloadVersions.of(name));
     }
 
     /**
@@ -233,8 +235,8 @@ public class DelayQueuesEndpoint {
     public record QueuesReport(Map<String, QueueView> queues) {
     }
 
-    /** One queue with a page of its dead jobs. */
-    public record QueueReport(String queue, QueueView stats, DeadJobsPage dead) {
+    /** One queue with a page of its dead jobs, and its waiting jobs per payload version (cached 10 s). */
+    public record QueueReport(String queue, QueueView stats, DeadJobsPage dead, PayloadVersionsView payloadVersions) {
     }
 
     /**

@@ -21,6 +21,7 @@ import dev.delayjobs.DelayContainerCustomizer;
 import dev.delayjobs.DelayPublisher;
 import dev.delayjobs.DelayQueueControl;
 import dev.delayjobs.JobFailurePolicy;
+import dev.delayjobs.PayloadUpcaster;
 import dev.delayjobs.bridge.BridgedQueues;
 import dev.delayjobs.bridge.BridgingDelayPublisher;
 import dev.delayjobs.control.RedisDelayQueueControl;
@@ -35,6 +36,7 @@ import dev.delayjobs.listener.ListenerContainerRegistry;
 import dev.delayjobs.listener.QueueSettings;
 import dev.delayjobs.partition.PartitionedQueues;
 import dev.delayjobs.partition.QueueLayouts;
+import dev.delayjobs.payload.Upcasters;
 import dev.delayjobs.redis.DataFormat;
 import dev.delayjobs.redis.MemoryPolicies;
 import dev.delayjobs.redis.QueueControls;
@@ -150,11 +152,26 @@ public final class DelayAutoConfiguration {
         return new RedisDelayQueueControl(controls, store, queues);
     }
 
+    /** The application's {@link PayloadUpcaster} beans, which bring stored payloads up to their handler's version. */
     @Bean
     @ConditionalOnMissingBean
-    PayloadCodec delayPayloadCodec(ObjectProvider<JsonMapper> jsonMapper, ConfiguredSettings settings) {
+    Upcasters delayPayloadUpcasters(ObjectProvider<PayloadUpcaster> upcasters) {
+        return new Upcasters(upcasters.orderedStream().toList());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    PayloadCodec delayPayloadCodec(ObjectProvider<JsonMapper> jsonMapper, ConfiguredSettings settings, Upcasters upcasters) {
         return new PayloadCodec(jsonMapper.getIfAvailable(JsonMapper::new), settings.maxPayloadBytes(),
-                settings.strictPayloads());
+                settings.strictPayloads(), upcasters);
+    }
+
+    /** Refuses to start with a gap in a payload type's upcaster chain (see docs/payload-versions.md). */
+    @Bean
+    @ConditionalOnMissingBean
+    UpcasterChainCheck delayUpcasterChainCheck(PayloadCodec codec, ObjectProvider<ListenerContainerRegistry> registry,
+            ObjectProvider<PayloadUpcaster> upcasters) {
+        return new UpcasterChainCheck(codec, registry, upcasters);
     }
 
     /** The native publisher, or with bridged queues one that offers to their RDelayedQueues and hands it the rest. */

@@ -3,6 +3,9 @@ package dev.delayjobs.core;
 import java.lang.reflect.Type;
 import java.nio.charset.StandardCharsets;
 
+import dev.delayjobs.payload.PayloadVersionException;
+import dev.delayjobs.payload.PayloadVersions;
+import dev.delayjobs.payload.Upcasters;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JavaType;
 import tools.jackson.databind.JsonNode;
@@ -15,12 +18,19 @@ public final class PayloadCodec {
     private final long maxPayloadBytes;
     /** Null when payloads are read leniently (missing record fields become null or 0). */
     private final RecordPayloadContract contract;
+    private final Upcasters upcasters;
 
     /**
      * @param strictPayloads whether a record payload missing a required field (or having it null)
      * fails to read, instead of running the handler with null
      */
     public PayloadCodec(ObjectMapper mapper, long maxPayloadBytes, boolean strictPayloads) {
+        this(mapper, maxPayloadBytes, strictPayloads, Upcasters.NONE);
+    }
+
+    /** A codec that brings payloads stored at an older version up to their type's with {@code upcasters}. */
+    public PayloadCodec(ObjectMapper mapper, long maxPayloadBytes, boolean strictPayloads, Upcasters upcasters) {
+        this.upcasters = upcasters;
         this.mapper = mapper;
         this.maxPayloadBytes = maxPayloadBytes;
         this.contract = strictPayloads ? new RecordPayloadContract(mapper) : null;
@@ -70,12 +80,34 @@ public final class PayloadCodec {
     }
 
     /**
+     * Reads a payload stored at {@code storedVersion} (see {@link PayloadVersions}): at the type's
+     * version as {@link #read(String, JavaType)} does, else brought up to it by the upcasters first.
+     * Throws {@link PayloadVersionException} when it is newer than the type or a step is missing.
+     */
+    public Object read(String json, int storedVersion, JavaType type) {
+        int version = PayloadVersions.of(type.getRawClass());
+        if (storedVersion == version) {
+            return read(json, type);
+        }
+        JsonNode tree = upcasters.upcast(mapper.readTree(json), type.getRawClass(), storedVersion, version);
+        if (contract != null && type.getRawClass().isRecord()) {
+            contract.check(tree, type.getRawClass());
+        }
+        return mapper.treeToValue(tree, type);
+    }
+
+    /** The upcasters this codec applies. */
+    public Upcasters upcasters() {
+        return upcasters;
+    }
+
+    /**
      * Why a payload could not be read, with none of its text: the payload may hold personal data,
      * and this goes to the log and to the job's last error. The kind of error, the JSON path and
      * the position (or, for a payload that does not fit its record, the field).
      */
     public static String whyUnreadable(RuntimeException ex) {
-        if (ex instanceof RecordPayloadContract.PayloadContractException) {
+        if (ex instanceof RecordPayloadContract.PayloadContractException || ex instanceof PayloadVersionException) {
             return ex.getMessage();
         }
         if (!(ex instanceof JacksonException jackson)) {

@@ -15,6 +15,7 @@ import dev.delayjobs.DelayPublisher;
 import dev.delayjobs.JobInfo;
 import dev.delayjobs.PublishRequest;
 import dev.delayjobs.partition.PartitionedQueues;
+import dev.delayjobs.payload.PayloadVersions;
 import dev.delayjobs.queue.QueueName;
 import dev.delayjobs.redis.NewJob;
 import dev.delayjobs.redis.RedisJobStore;
@@ -86,6 +87,7 @@ public final class RedisDelayPublisher implements DelayPublisher {
         int count = requests.size();
         List<NewJob> jobs = new ArrayList<>(count);
         boolean[] generated = new boolean[count];
+        int[] versions = new int[count];
         List<Integer> later = new ArrayList<>();
         List<Integer> now = new ArrayList<>();
         for (int i = 0; i < count; i++) {
@@ -93,6 +95,7 @@ public final class RedisDelayPublisher implements DelayPublisher {
                 PublishRequest request = requestArgument(requests.get(i));
                 generated[i] = request.key() == null;
                 jobs.add(toJob(request));
+                versions[i] = PayloadVersions.of(request.payload().getClass());
                 Boolean choice = request.afterCommitChoice();
                 boolean waitForCommit = choice != null ? choice : afterCommitByDefault;
                 (waitForCommit ? later : now).add(i);
@@ -106,7 +109,17 @@ public final class RedisDelayPublisher implements DelayPublisher {
         }
         store.registerQueue(name.value());
         return tracing.publish(queue, jobs.size(), headers -> storeNowOrAfterCommit(name,
-                headers.isEmpty() ? jobs : jobs.stream().map(job -> job.carrying(headers)).toList(), generated, later, now));
+                withHeaders(jobs, headers, versions), generated, later, now));
+    }
+
+    /** The jobs, each carrying {@code headers} and its payload's version ({@link PayloadVersions}: only above 1). */
+    private static List<NewJob> withHeaders(List<NewJob> jobs, java.util.Map<String, String> headers, int[] versions) {
+        List<NewJob> carrying = new ArrayList<>(jobs.size());
+        for (int i = 0; i < jobs.size(); i++) {
+            java.util.Map<String, String> stamped = PayloadVersions.stamped(headers, versions[i]);
+            carrying.add(stamped.isEmpty() ? jobs.get(i) : jobs.get(i).carrying(stamped));
+        }
+        return carrying;
     }
 
     /** Stores the jobs at {@code now} positions at once and those at {@code later} after the commit; returns every id in order. */

@@ -10,6 +10,7 @@ import org.springframework.util.ReflectionUtils;
 
 import dev.delayjobs.DelayedJob;
 import dev.delayjobs.JobFailurePolicy;
+import dev.delayjobs.payload.PayloadVersions;
 import dev.delayjobs.store.StoredJob;
 import tools.jackson.databind.JavaType;
 
@@ -93,7 +94,8 @@ final class HandlerEndpoint {
     /** Calls the method; an exception it throws comes out unwrapped. */
     void invoke(StoredJob job, Object payload) throws Throwable {
         Object argument = wantsJob ? new DelayedJob<>(queue, job.id(), payload, job.attempts(),
-                Instant.ofEpochMilli(job.dueAt()), Instant.ofEpochMilli(job.publishedAt())) : payload;
+                Instant.ofEpochMilli(job.dueAt()), Instant.ofEpochMilli(job.publishedAt()),
+                PayloadVersions.stored(job.headers())) : payload;
         try {
             method.invoke(bean, argument);
         }

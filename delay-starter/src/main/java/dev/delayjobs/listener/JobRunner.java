@@ -17,6 +17,7 @@ import dev.delayjobs.core.DelayQueueObserver;
 import dev.delayjobs.core.DurationText;
 import dev.delayjobs.core.JobTracing;
 import dev.delayjobs.core.PayloadCodec;
+import dev.delayjobs.payload.PayloadVersions;
 import dev.delayjobs.store.StoredJob;
 import dev.delayjobs.threads.WorkerThreads;
 
@@ -173,7 +174,7 @@ final class JobRunner {
                 .plusNanos(started - execution.claimedAt));
         Object payload;
         try {
-            payload = codec.read(job.payload(), endpoint.payloadType());
+            payload = codec.read(job.payload(), PayloadVersions.stored(job.headers()), endpoint.payloadType());
         }
         catch (RuntimeException ex) {
             // a JacksonException, or whatever a custom deserializer throws: reading again would fail again

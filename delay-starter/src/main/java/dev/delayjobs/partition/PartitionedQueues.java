@@ -16,6 +16,7 @@ import dev.delayjobs.queue.Partition;
 import dev.delayjobs.queue.QueueName;
 import dev.delayjobs.redis.DeadJob;
 import dev.delayjobs.redis.DeadJobs;
+import dev.delayjobs.redis.PayloadVersionCounts;
 import dev.delayjobs.redis.RedisJobStore;
 
 /**
@@ -73,7 +74,8 @@ public final class PartitionedQueues {
     public Optional<JobInfo> find(QueueName queue, String id) {
         // the partition's name stands in the record read; the caller asked by the queue's
         return byId(queue, id, partition -> store.find(partition.name(), id), Optional::isPresent).map(job -> new JobInfo(queue.value(),
-                job.id(), job.state(), job.dueAt(), job.publishedAt(), job.attempts(), job.lastError(), job.payloadJson(), job.successor()));
+                job.id(), job.state(), job.dueAt(), job.publishedAt(), job.attempts(), job.lastError(), job.payloadJson(), job.successor(),
+                job.payloadVersion()));
     }
 
     /**
@@ -102,6 +104,12 @@ public final class PartitionedQueues {
     public PartitionedStats stats(QueueName queue) {
         return PartitionedStats.of(onEveryPartition(queue,
                 partition -> new PartitionedStats.Partition(partition.name(), partition.slot(), store.stats(partition.name()))));
+    }
+
+    /** The waiting jobs per payload version over all partitions, each read within its bound ({@link PayloadVersionCounts}). */
+    public PayloadVersionCounts payloadVersions(QueueName queue) {
+        return onEveryPartition(queue, partition -> store.payloadVersions(partition.name())).stream()
+                .reduce(new PayloadVersionCounts(0, 0, java.util.Map.of()), PayloadVersionCounts::plus);
     }
 
     /**

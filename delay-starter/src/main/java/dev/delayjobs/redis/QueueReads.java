@@ -19,6 +19,7 @@ import org.redisson.api.RScript.ReturnType;
 
 import dev.delayjobs.JobInfo;
 import dev.delayjobs.JobState;
+import dev.delayjobs.payload.PayloadVersions;
 import dev.delayjobs.store.StoredJob;
 
 /**
@@ -33,6 +34,7 @@ final class QueueReads {
     private static final LuaScript KNOWN_QUEUES = LuaScript.load(Script.KNOWN_QUEUES);
     private static final LuaScript CONSUMER_INSTANCES = LuaScript.load(Script.CONSUMER_INSTANCES);
     private static final LuaScript EXPIRED_INSTANCES = LuaScript.load(Script.EXPIRED_INSTANCES);
+    private static final LuaScript PAYLOAD_VERSIONS = LuaScript.load(Script.PAYLOAD_VERSIONS);
 
     /**
      * The most held ids whose claim entries one stats call reads (queue-stats.lua): beyond, held
@@ -76,7 +78,8 @@ final class QueueReads {
             return Optional.of(new JobInfo(queue, id, state, null, null, 0, error, record, successor));
         }
         return Optional.of(new JobInfo(queue, id, state, Instant.ofEpochMilli(job.dueAt()),
-                Instant.ofEpochMilli(job.publishedAt()), job.attempts(), error, job.payload(), successor));
+                Instant.ofEpochMilli(job.publishedAt()), job.attempts(), error, job.payload(), successor,
+                PayloadVersions.stored(job.headers())));
     }
 
     /** find.lua's successor: '' for none, else the replace flag ('0'/'1') and the record (see _successors.lua). */
@@ -118,6 +121,19 @@ final class QueueReads {
                 instances, QueueControls.parse(control.get(0), control.get(1)), null);
         String bridged = bridgedLists.get(queue);
         return bridged == null ? stats : stats.bridging(bridged, redissonQueues.depth(bridged));
+    }
+
+    /** The waiting jobs per payload version, from a bounded read (payload-versions.lua). */
+    PayloadVersionCounts payloadVersions(String queue) {
+        QueueKeys k = keys(queue);
+        List<Object> r = call("count the payload versions of", queue, () -> PAYLOAD_VERSIONS.run(script, Mode.READ_WRITE,
+                ReturnType.LIST, k.of(k.delayed(), k.ready(), k.jobs()), Integer.toString(PayloadVersionCounts.MOST_JOBS),
+                Integer.toString(PayloadVersionCounts.MOST_BYTES)));
+        Map<Integer, Long> byVersion = new java.util.TreeMap<>();
+        for (int i = 2; i + 1 < r.size(); i += 2) {
+            byVersion.put(Integer.parseInt((String) r.get(i)), asLong(r.get(i + 1)));
+        }
+        return new PayloadVersionCounts(asLong(r.get(0)), asLong(r.get(1)), byVersion);
     }
 
     /**

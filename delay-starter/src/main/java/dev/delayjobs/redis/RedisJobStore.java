@@ -279,6 +279,11 @@ public final class RedisJobStore {
         return reads.stats(queue);
     }
 
+    /** The waiting jobs of the queue (or partition) per payload version, from a bounded read. */
+    public PayloadVersionCounts payloadVersions(String queue) {
+        return reads.payloadVersions(queue);
+    }
+
     /** The Redisson {@code RDelayedQueue}s that queues bridge (compatibility mode). */
     public RedissonQueueStore redissonQueues() {
         return redissonQueues;

@@ -35,6 +35,7 @@ enum Script {
     HEARTBEAT(keys("instances", "workers"), args("instance", "lease-ms", "concurrency")),
     KNOWN_QUEUES(keys("registry"), args()),
     PAUSE(keys("control"), args("on-startup", "channel")),
+    PAYLOAD_VERSIONS(keys("delayed", "ready", "jobs"), args("most-jobs", "most-bytes")),
     PUBLISH(keys("jobs", "delayed", "ready", "stats", "dead", "errors", "memo", "control", "successors", "claims"),
             args("wake", "count", "partitions").each("id", "mode", "time", "replace", "payload")),
     QUEUE_STATS(keys("delayed", "ready", "dead", "stats", "instances", "workers", "jobs", "control", "claims").each("active"),

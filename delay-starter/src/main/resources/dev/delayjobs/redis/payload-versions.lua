@@ -1,0 +1,48 @@
+-- payload-versions: how many waiting jobs (ready and delayed) are at each payload version, from a
+-- bounded read (read-only; for the endpoint, which caches it). A record's version is its 'pv' header
+-- (see JobEnvelope and PayloadVersions); a record without one is at version 1.
+-- KEYS[1] delayed: zset
+-- KEYS[2] ready: list
+-- KEYS[3] jobs: hash
+-- ARGV[1] most-jobs: most waiting ids looked at: all of them when there are no more, else the head of
+--   ready (up to half) and ids spread evenly over delayed by rank
+-- ARGV[2] most-bytes: most record bytes read (HSTRLEN first): a record that would pass it is skipped
+-- Returns {waiting, read, version, count, version, count, ...}; when read < waiting, each count is a
+-- lower bound of the jobs at that version. A stale id of ready (its record gone) is not read.
+-- Cost: O(most-jobs * log N) commands and at most most-bytes bytes copied, whatever the backlog and
+-- the payload sizes.
+local most, bytes = tonumber(ARGV[1]), tonumber(ARGV[2])
+local delayed, ready = redis.call('ZCARD', KEYS[1]), redis.call('LLEN', KEYS[2])
+local ids = {}
+local from_ready = math.min(ready, delayed + ready <= most and most or math.floor(most / 2))
+if from_ready > 0 then ids = redis.call('LRANGE', KEYS[2], 0, from_ready - 1) end
+local left = most - #ids
+if delayed <= left then
+  for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do ids[#ids + 1] = id end
+elseif left > 0 then
+  local step = delayed / left
+  for i = 0, left - 1 do
+    ids[#ids + 1] = redis.call('ZRANGE', KEYS[1], math.floor(i * step), math.floor(i * step))[1]
+  end
+end
+local counts, read = {}, 0
+for _, id in ipairs(ids) do
+  local size = redis.call('HSTRLEN', KEYS[3], id)
+  if size > 0 and size <= bytes then
+    bytes = bytes - size
+    local rec = redis.call('HGET', KEYS[3], id)
+    local version = '1'
+    local len, start = string.match(rec, '^[%d%l]+,%-?[%d%l]+,%-?[%d%l]+|~(%d+):()')
+    if len then
+      version = string.match('&' .. string.sub(rec, start, start + tonumber(len) - 1), '&pv=(%d+)') or '1'
+    end
+    counts[version] = (counts[version] or 0) + 1
+    read = read + 1
+  end
+end
+local out = { delayed + ready, read }
+for version, count in pairs(counts) do
+  out[#out + 1] = version
+  out[#out + 1] = count
+end
+return out
