@@ -2,6 +2,8 @@ package dev.delayjobs.observation;
 
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.function.Function;
 
 import io.micrometer.observation.Observation;
@@ -54,6 +56,28 @@ public final class ObservedJobTracing implements JobTracing {
                     }
                     return result;
                 });
+    }
+
+    @Override
+    public <T> CompletableFuture<T> publishAsync(String queue, int jobs, Function<Map<String, String>, CompletableFuture<T>> publish) {
+        DelayPublishContext context = new DelayPublishContext(queue, jobs);
+        Observation observation = Observation.createNotStarted(publishConvention, DefaultDelayPublishObservationConvention.INSTANCE,
+                () -> context, registry).start();
+        CompletableFuture<T> result;
+        try (Observation.Scope scope = observation.openScope()) {
+            result = publish.apply(context.getCarrier());
+        }
+        catch (RuntimeException ex) {
+            observation.error(ex);
+            observation.stop();
+            throw ex;
+        }
+        return result.whenComplete((done, failure) -> {
+            if (failure != null) {
+                observation.error(failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure);
+            }
+            observation.stop();
+        });
     }
 
     @Override
