@@ -61,8 +61,8 @@ public final class ObservedJobTracing implements JobTracing {
     @Override
     public <T> CompletableFuture<T> publishAsync(String queue, int jobs, Function<Map<String, String>, CompletableFuture<T>> publish) {
         DelayPublishContext context = new DelayPublishContext(queue, jobs);
-        Observation observation = Observation.createNotStarted(publishConvention, DefaultDelayPublishObservationConvention.INSTANCE,
-                () -> context, registry).start();
+        Observation observation = Observation.createNotStarted(publishConvention, defaultPublishConvention, () -> context, registry)
+                .start();
         CompletableFuture<T> result;
         try (Observation.Scope scope = observation.openScope()) {
             result = publish.apply(context.getCarrier());
@@ -73,6 +73,10 @@ public final class ObservedJobTracing implements JobTracing {
             throw ex;
         }
         return result.whenComplete((done, failure) -> {
+            // as publish: one job's id is the send span's message id
+            if (jobs == 1 && done instanceof List<?> ids && ids.size() == 1 && ids.get(0) instanceof String id) {
+                context.setJobId(id);
+            }
             if (failure != null) {
                 observation.error(failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure);
             }
