@@ -70,9 +70,9 @@ public final class DelayActuatorAutoConfiguration {
         }
     }
 
-    /** Where the endpoint is mapped, or that it is not: for the write filter and the dashboard. */
+    /** Where the endpoint is mapped, or that it is not: for the write filter and the dashboard (servlet or WebFlux). */
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+    @ConditionalOnWebApplication
     @ConditionalOnClass(PathMappedEndpoints.class)
     static final class EndpointLocationConfiguration {
 

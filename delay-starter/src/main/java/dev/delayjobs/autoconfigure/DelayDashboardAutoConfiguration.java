@@ -14,11 +14,13 @@ import org.springframework.web.servlet.function.ServerResponse;
 
 import dev.delayjobs.actuate.DelayQueuesEndpointLocation;
 import dev.delayjobs.dashboard.DashboardPage;
+import dev.delayjobs.dashboard.ReactiveDashboardRoutes;
+import dev.delayjobs.dashboard.ServletDashboardRoutes;
 import dev.delayjobs.redis.RedisJobStore;
 
 /**
- * The dashboard page, when {@code delay.dashboard.enabled=true} in a Spring MVC application with
- * actuator; it finds the endpoint through the {@link DelayQueuesEndpointLocation} of
+ * The dashboard page, when {@code delay.dashboard.enabled=true} in a Spring MVC or WebFlux application
+ * with actuator; it finds the endpoint through the {@link DelayQueuesEndpointLocation} of
  * {@link DelayActuatorAutoConfiguration}. Enabled without actuator, startup fails and says what to add
  * ({@link PropertyChecks}).
  */
@@ -35,14 +37,38 @@ public final class DelayDashboardAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         DashboardPage delayDashboardPage(DelayQueuesEndpointLocation endpoint, ConfiguredSettings settings) {
-            DelayProperties.Dashboard dashboard = settings.dashboard();
-            return new DashboardPage(dashboard.getPath(), endpoint, dashboard.getRefreshInterval());
+            return page(endpoint, settings);
         }
 
         @Bean
         @ConditionalOnMissingBean(name = "delayDashboardRoutes")
         RouterFunction<ServerResponse> delayDashboardRoutes(DashboardPage page) {
-            return page.routes();
+            return ServletDashboardRoutes.of(page);
         }
+    }
+
+    /** The same page in a WebFlux application. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+    @ConditionalOnClass(name = "org.springframework.web.reactive.function.server.RouterFunction", value = PathMappedEndpoints.class)
+    static final class ReactiveDashboardConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean
+        DashboardPage delayDashboardPage(DelayQueuesEndpointLocation endpoint, ConfiguredSettings settings) {
+            return page(endpoint, settings);
+        }
+
+        @Bean
+        @ConditionalOnMissingBean(name = "delayDashboardRoutes")
+        org.springframework.web.reactive.function.server.RouterFunction<org.springframework.web.reactive.function.server.ServerResponse>
+                delayDashboardRoutes(DashboardPage page) {
+            return ReactiveDashboardRoutes.of(page);
+        }
+    }
+
+    private static DashboardPage page(DelayQueuesEndpointLocation endpoint, ConfiguredSettings settings) {
+        DelayProperties.Dashboard dashboard = settings.dashboard();
+        return new DashboardPage(dashboard.getPath(), endpoint, dashboard.getRefreshInterval());
     }
 }

@@ -26,6 +26,16 @@ public final class BridgedQueues {
         return byName.values();
     }
 
+    /**
+     * Throws {@link #refused} when {@code queue} offers its publishes to its {@code RDelayedQueue}:
+     * for the publishers that do not offer (the reactive one).
+     */
+    public void refuseIfOffered(String queue, String what) {
+        find(QueueName.of(queue)).filter(BridgedQueue::offersPublishes).ifPresent(bridged -> {
+            throw refused(bridged, what);
+        });
+    }
+
     /** The exception for a call the compatibility mode cannot serve, naming the way out. */
     static UnsupportedOperationException refused(BridgedQueue queue, String what) {
         return new UnsupportedOperationException("Queue '" + queue.queue() + "' runs in compatibility mode over the "

@@ -1,6 +1,7 @@
 package dev.delayjobs.core;
 
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 
 /**
@@ -27,6 +28,14 @@ public interface JobTracing {
 
     /** Runs a publish of {@code jobs} jobs; {@code publish} gets the headers to store with each. */
     <T> T publish(String queue, int jobs, Function<Map<String, String>, T> publish);
+
+    /**
+     * {@link #publish} for a publish that completes later (the reactive publisher's): observed until
+     * the future completes. By default observed as {@link #publish} does, up to the future's return.
+     */
+    default <T> CompletableFuture<T> publishAsync(String queue, int jobs, Function<Map<String, String>, CompletableFuture<T>> publish) {
+        return publish(queue, jobs, publish);
+    }
 
     /** Runs one handler call of a job, in the trace its stored {@code headers} continue. */
     void handle(String queue, String id, int attempt, Map<String, String> headers, HandlerCall call) throws Throwable;

@@ -45,6 +45,26 @@ final class PublishCoalescer {
      */
     List<PublishOutcome> publish(Partition partition, List<NewJob> jobs) {
         Lane lane = lanes.computeIfAbsent(partition, p -> new Lane(p.name(), p.count()));
+        return enqueue(lane, jobs).await(lane);
+    }
+
+    /**
+     * {@link #publish} without waiting, for the reactive publisher: the same lanes, so that its
+     * publishes share calls with the blocking ones. The future completes on Redisson's I/O thread
+     * with the outcomes, or with the exception a blocking caller would get.
+     */
+    CompletableFuture<List<PublishOutcome>> publishAsync(Partition partition, List<NewJob> jobs) {
+        Lane lane = lanes.computeIfAbsent(partition, p -> new Lane(p.name(), p.count()));
+        return enqueue(lane, jobs).result.handle((outcomes, failure) -> {
+            if (failure != null) {
+                throw Pending.thrown(lane, failure);
+            }
+            return outcomes;
+        });
+    }
+
+    /** Lines {@code jobs} up in {@code lane}, and sends a call now if none is in flight. */
+    private Pending enqueue(Lane lane, List<NewJob> jobs) {
         Pending mine = new Pending(jobs);
         List<Pending> call = null;
         synchronized (lane) {
@@ -56,7 +76,7 @@ final class PublishCoalescer {
         if (call != null) {
             send(lane, call);
         }
-        return mine.await(lane);
+        return mine;
     }
 
     /** Sends one call with the jobs of {@code call}; its reply sends the next one and completes these callers. */
@@ -191,7 +211,7 @@ final class PublishCoalescer {
             }
         }
 
-        private static RuntimeException thrown(Lane lane, Throwable failure) {
+        static RuntimeException thrown(Lane lane, Throwable failure) {
             Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
             if (cause instanceof RuntimeException runtime) {
                 return runtime;

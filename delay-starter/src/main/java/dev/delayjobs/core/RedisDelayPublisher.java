@@ -5,8 +5,11 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Supplier;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -80,6 +83,30 @@ public final class RedisDelayPublisher implements DelayPublisher {
 
     @Override
     public List<String> publishAll(String queue, List<PublishRequest> requests) {
+        Checked checked = check(queue, requests);
+        if (checked.jobs.isEmpty()) {
+            return List.of();
+        }
+        store.registerQueue(checked.queue.value());
+        return tracing.publish(queue, checked.jobs.size(), headers -> storeNowOrAfterCommit(checked.carrying(headers)));
+    }
+
+    /**
+     * {@link #publishAll} without blocking a thread, for the reactive publisher: the same checks
+     * (thrown at once), the same routing and coalescing; the jobs that wait for a commit are handed
+     * to {@code deferral}. Completes on Redisson's I/O thread.
+     */
+    CompletableFuture<List<String>> publishAllAsync(String queue, List<PublishRequest> requests, AsyncDeferral deferral) {
+        Checked checked = check(queue, requests);
+        if (checked.jobs.isEmpty()) {
+            return CompletableFuture.completedFuture(List.of());
+        }
+        return tracing.publishAsync(queue, checked.jobs.size(), headers -> store.registerQueueAsync(checked.queue.value())
+                .thenCompose(registered -> storeNowOrAfterCommitAsync(checked.carrying(headers), deferral)));
+    }
+
+    /** Every request checked and turned into a job, or the first bad one named. */
+    private Checked check(String queue, List<PublishRequest> requests) {
         QueueName name = QueueName.of(queue);
         if (requests == null) {
             throw new IllegalArgumentException("requests must not be null");
@@ -104,59 +131,100 @@ public final class RedisDelayPublisher implements DelayPublisher {
                 throw new IllegalArgumentException("request " + i + ": " + ex.getMessage(), ex);
             }
         }
-        if (jobs.isEmpty()) {
-            return List.of();
-        }
-        store.registerQueue(name.value());
-        return tracing.publish(queue, jobs.size(), headers -> storeNowOrAfterCommit(name,
-                withHeaders(jobs, headers, versions), generated, later, now));
-    }
-
-    /** The jobs, each carrying {@code headers} and its payload's version ({@link PayloadVersions}: only above 1). */
-    private static List<NewJob> withHeaders(List<NewJob> jobs, java.util.Map<String, String> headers, int[] versions) {
-        List<NewJob> carrying = new ArrayList<>(jobs.size());
-        for (int i = 0; i < jobs.size(); i++) {
-            java.util.Map<String, String> stamped = PayloadVersions.stamped(headers, versions[i]);
-            carrying.add(stamped.isEmpty() ? jobs.get(i) : jobs.get(i).carrying(stamped));
-        }
-        return carrying;
-    }
-
-    /** Stores the jobs at {@code now} positions at once and those at {@code later} after the commit; returns every id in order. */
-    private List<String> storeNowOrAfterCommit(QueueName queue, List<NewJob> jobs, boolean[] generated, List<Integer> later,
-            List<Integer> now) {
-        int count = jobs.size();
-        if (!later.isEmpty()) {
-            List<NewJob> waiting = pick(jobs, later);
-            boolean[] waitingGenerated = pick(generated, later);
-            if (deferral.deferToCommit(() -> storeAfterCommit(queue, waiting, waitingGenerated))) {
-                List<String> stored = routed.store(queue, pick(jobs, now), pick(generated, now));
-                String[] ids = new String[count];
-                for (int i = 0; i < now.size(); i++) {
-                    ids[now.get(i)] = stored.get(i);
-                }
-                for (int i = 0; i < later.size(); i++) {
-                    ids[later.get(i)] = waiting.get(i).id();
-                }
-                return List.of(ids);
-            }
-        }
-        return routed.store(queue, jobs, generated);
+        return new Checked(name, jobs, generated, versions, later, now);
     }
 
     /**
-     * Stores jobs whose ids the caller already has. A generated id that clashed (72 random bits:
-     * next to never) is drawn again rather than the job lost; the caller's id then names no job.
-     * A failure propagates to the code that committed the transaction.
+     * A checked publish: its jobs, which ids were generated, each payload's version, and the
+     * positions of those that wait for the commit and not.
      */
-    private void storeAfterCommit(QueueName queue, List<NewJob> jobs, boolean[] generated) {
-        List<String> stored = routed.store(queue, jobs, generated);
+    private record Checked(QueueName queue, List<NewJob> jobs, boolean[] generated, int[] versions, List<Integer> later,
+            List<Integer> now) {
+
+        /** The jobs, each carrying {@code headers} and its payload's version ({@link PayloadVersions}: only above 1). */
+        Checked carrying(Map<String, String> headers) {
+            List<NewJob> carrying = new ArrayList<>(jobs.size());
+            for (int i = 0; i < jobs.size(); i++) {
+                Map<String, String> stamped = PayloadVersions.stamped(headers, versions[i]);
+                carrying.add(stamped.isEmpty() ? jobs.get(i) : jobs.get(i).carrying(stamped));
+            }
+            return new Checked(queue, carrying, generated, versions, later, now);
+        }
+
+        List<NewJob> waiting() {
+            return pick(jobs, later);
+        }
+
+        /** Every id in order: those stored now from {@code stored}, those waiting for the commit from their jobs. */
+        List<String> ids(List<String> stored, List<NewJob> waiting) {
+            String[] ids = new String[jobs.size()];
+            for (int i = 0; i < now.size(); i++) {
+                ids[now.get(i)] = stored.get(i);
+            }
+            for (int i = 0; i < later.size(); i++) {
+                ids[later.get(i)] = waiting.get(i).id();
+            }
+            return List.of(ids);
+        }
+    }
+
+    /** Stores the jobs at {@code now} positions at once and those at {@code later} after the commit; returns every id in order. */
+    private List<String> storeNowOrAfterCommit(Checked checked) {
+        if (!checked.later.isEmpty()) {
+            List<NewJob> waiting = checked.waiting();
+            boolean[] waitingGenerated = pick(checked.generated, checked.later);
+            if (deferral.deferToCommit(() -> afterCommitStored(checked.queue, waiting,
+                    routed.store(checked.queue, waiting, waitingGenerated)))) {
+                return checked.ids(routed.store(checked.queue, pick(checked.jobs, checked.now), pick(checked.generated, checked.now)),
+                        waiting);
+            }
+        }
+        return routed.store(checked.queue, checked.jobs, checked.generated);
+    }
+
+    /** {@link #storeNowOrAfterCommit} without blocking: {@code deferral} says whether the waiting jobs were deferred. */
+    private CompletableFuture<List<String>> storeNowOrAfterCommitAsync(Checked checked, AsyncDeferral deferral) {
+        if (checked.later.isEmpty()) {
+            return routed.storeAsync(checked.queue, checked.jobs, checked.generated);
+        }
+        List<NewJob> waiting = checked.waiting();
+        boolean[] waitingGenerated = pick(checked.generated, checked.later);
+        return deferral.deferToCommit(() -> routed.storeAsync(checked.queue, waiting, waitingGenerated)
+                .thenAccept(stored -> afterCommitStored(checked.queue, waiting, stored))).thenCompose(deferred -> deferred
+                        ? routed.storeAsync(checked.queue, pick(checked.jobs, checked.now), pick(checked.generated, checked.now))
+                                .thenApply(stored -> checked.ids(stored, waiting))
+                        : routed.storeAsync(checked.queue, checked.jobs, checked.generated));
+    }
+
+    /**
+     * After jobs whose ids the caller already has were stored: a generated id that clashed (72
+     * random bits: next to never) was drawn again rather than the job lost; the caller's id then
+     * names no job. A failure to store propagates to the code that committed the transaction.
+     */
+    private static void afterCommitStored(QueueName queue, List<NewJob> jobs, List<String> stored) {
         for (int i = 0; i < jobs.size(); i++) {
             if (!stored.get(i).equals(jobs.get(i).id())) {
                 logger.error("Queue '" + queue + "': the generated id '" + jobs.get(i).id() + "' of a job published "
                         + "after commit met an existing job; the job was stored as '" + stored.get(i) + "' instead");
             }
         }
+    }
+
+    /**
+     * Where the reactive publisher hands the jobs that wait for a transaction's commit: completes
+     * with whether they were deferred ({@code false}: no transaction, they are stored now with the rest).
+     */
+    @FunctionalInterface
+    interface AsyncDeferral {
+
+        AsyncDeferral NONE = publish -> CompletableFuture.completedFuture(false);
+
+        CompletableFuture<Boolean> deferToCommit(Supplier<CompletableFuture<Void>> publish);
+    }
+
+    /** The same lookups as {@link #cancel}, {@link #reschedule} and {@link #find}, for the reactive publisher. */
+    PartitionedQueues queues() {
+        return queues;
     }
 
     static <T> List<T> pick(List<T> all, List<Integer> positions) {

@@ -4,6 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -46,12 +48,40 @@ final class RoutedPublish {
     List<String> store(QueueName queue, List<NewJob> jobs, boolean[] generated) {
         List<String> ids = new ArrayList<>(jobs.size());
         for (int from = 0; from < jobs.size(); from += BATCH_CHUNK) {
-            List<NewJob> chunk = new ArrayList<>(jobs.subList(from, Math.min(jobs.size(), from + BATCH_CHUNK)));
+            List<NewJob> chunk = chunk(jobs, from);
             int created = publishChunk(queue, chunk, generated, from);
-            chunk.forEach(job -> ids.add(job.id()));
-            observer.published(queue.value(), created);
+            stored(queue, chunk, created, ids);
         }
         return ids;
+    }
+
+    /**
+     * {@link #store} without blocking a thread: the same chunks, routing and outcomes, each call sent
+     * when the one before answered; completes on Redisson's I/O thread.
+     */
+    CompletableFuture<List<String>> storeAsync(QueueName queue, List<NewJob> jobs, boolean[] generated) {
+        List<String> ids = new ArrayList<>(jobs.size());
+        return storeAsync(queue, jobs, generated, 0, ids).thenApply(done -> ids);
+    }
+
+    private CompletableFuture<Void> storeAsync(QueueName queue, List<NewJob> jobs, boolean[] generated, int from, List<String> ids) {
+        if (from >= jobs.size()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        List<NewJob> chunk = chunk(jobs, from);
+        return publishChunkAsync(queue, chunk, generated, from, new Attempt(chunk, null), 0).thenCompose(created -> {
+            stored(queue, chunk, created, ids);
+            return storeAsync(queue, jobs, generated, from + BATCH_CHUNK, ids);
+        });
+    }
+
+    private static List<NewJob> chunk(List<NewJob> jobs, int from) {
+        return new ArrayList<>(jobs.subList(from, Math.min(jobs.size(), from + BATCH_CHUNK)));
+    }
+
+    private void stored(QueueName queue, List<NewJob> chunk, int created, List<String> ids) {
+        chunk.forEach(job -> ids.add(job.id()));
+        observer.published(queue.value(), created);
     }
 
     /**
@@ -61,35 +91,62 @@ final class RoutedPublish {
      * met an existing job (72 random bits: next to never) is drawn again, in {@code chunk} too.
      */
     private int publishChunk(QueueName queue, List<NewJob> chunk, boolean[] generated, int offset) {
-        List<NewJob> attempt = chunk;
-        List<Integer> positions = null;
+        Attempt attempt = new Attempt(chunk, null);
         int created = 0;
-        while (true) {
-            List<PublishOutcome> outcomes = publishRouted(queue, attempt);
-            List<NewJob> clashed = new ArrayList<>();
-            List<Integer> clashedAt = new ArrayList<>();
+        while (attempt != null) {
+            List<PublishOutcome> outcomes = publishRouted(queue, attempt.jobs);
+            created += attempt.created(queue, outcomes);
+            attempt = attempt.clashed(outcomes, chunk, generated, offset);
+        }
+        return created;
+    }
+
+    private CompletableFuture<Integer> publishChunkAsync(QueueName queue, List<NewJob> chunk, boolean[] generated, int offset,
+            Attempt attempt, int createdBefore) {
+        return publishRoutedAsync(queue, attempt.jobs).thenCompose(outcomes -> {
+            int created = createdBefore + attempt.created(queue, outcomes);
+            Attempt next = attempt.clashed(outcomes, chunk, generated, offset);
+            return next == null ? CompletableFuture.completedFuture(created)
+                    : publishChunkAsync(queue, chunk, generated, offset, next, created);
+        });
+    }
+
+    /**
+     * The jobs of one try at storing a chunk: the whole chunk, then only those whose generated id
+     * clashed, drawn again; {@code positions} are their places in the chunk (null: all, in order).
+     */
+    private record Attempt(List<NewJob> jobs, List<Integer> positions) {
+
+        /** How many of the outcomes count as published (all but a kept existing job). */
+        int created(QueueName queue, List<PublishOutcome> outcomes) {
+            int created = 0;
             for (int i = 0; i < outcomes.size(); i++) {
-                int at = positions == null ? i : positions.get(i);
                 if (outcomes.get(i) == PublishOutcome.QUEUED_AS_SUCCESSOR && logger.isDebugEnabled()) {
-                    logger.debug("Queue '" + queue + "': job '" + attempt.get(i).id() + "' is held by a consumer; the "
+                    logger.debug("Queue '" + queue + "': job '" + jobs.get(i).id() + "' is held by a consumer; the "
                             + "publish waits as its successor");
                 }
                 if (outcomes.get(i) != PublishOutcome.KEPT_EXISTING) {
                     created++;
                 }
-                else if (generated[offset + at]) {
-                    NewJob job = attempt.get(i);
+            }
+            return created;
+        }
+
+        /** The next try: the jobs whose generated id met an existing job, with new ids (set in {@code chunk} too); null when none. */
+        Attempt clashed(List<PublishOutcome> outcomes, List<NewJob> chunk, boolean[] generated, int offset) {
+            List<NewJob> clashed = new ArrayList<>();
+            List<Integer> clashedAt = new ArrayList<>();
+            for (int i = 0; i < outcomes.size(); i++) {
+                int at = positions == null ? i : positions.get(i);
+                if (outcomes.get(i) == PublishOutcome.KEPT_EXISTING && generated[offset + at]) {
+                    NewJob job = jobs.get(i);
                     NewJob fresh = new NewJob(RedisDelayPublisher.newId(), job.relative(), job.time(), false, job.payload(), true);
                     chunk.set(at, fresh);
                     clashed.add(fresh);
                     clashedAt.add(at);
                 }
             }
-            if (clashed.isEmpty()) {
-                return created;
-            }
-            attempt = clashed;
-            positions = clashedAt;
+            return clashed.isEmpty() ? null : new Attempt(clashed, clashedAt);
         }
     }
 
@@ -105,22 +162,56 @@ final class RoutedPublish {
             try {
                 for (Map.Entry<Integer, List<Integer>> partition : unstoredByPartition(layout, jobs, outcomes).entrySet()) {
                     List<Integer> positions = partition.getValue();
-                    List<PublishOutcome> stored = coalescer.publish(layout.all().get(partition.getKey()),
-                            RedisDelayPublisher.pick(jobs, positions));
-                    for (int i = 0; i < stored.size(); i++) {
-                        outcomes[positions.get(i)] = stored.get(i);
-                    }
+                    place(outcomes, positions, coalescer.publish(layout.all().get(partition.getKey()),
+                            RedisDelayPublisher.pick(jobs, positions)));
                 }
                 return List.of(outcomes);
             }
             catch (LayoutChangedException ex) {
-                if (changes >= 3) {
-                    throw new DelayQueueException("Queue '" + queue + "': its partition layout kept changing while "
-                            + "publishing; the jobs not yet stored were not published", ex);
-                }
-                layout = queues.layoutChanged(queue, ex.partitions());
+                layout = routeAgain(queue, changes, ex);
             }
         }
+    }
+
+    /** {@link #publishRouted} without blocking: the partitions one after the other, each call sent when the one before answered. */
+    private CompletableFuture<List<PublishOutcome>> publishRoutedAsync(QueueName queue, List<NewJob> jobs) {
+        PublishOutcome[] outcomes = new PublishOutcome[jobs.size()];
+        return queues.layoutAsync(queue).thenCompose(layout -> publishRoutedAsync(queue, jobs, layout, outcomes, 0));
+    }
+
+    private CompletableFuture<List<PublishOutcome>> publishRoutedAsync(QueueName queue, List<NewJob> jobs, QueueLayout layout,
+            PublishOutcome[] outcomes, int changes) {
+        CompletableFuture<Void> partitions = CompletableFuture.completedFuture(null);
+        for (Map.Entry<Integer, List<Integer>> partition : unstoredByPartition(layout, jobs, outcomes).entrySet()) {
+            List<Integer> positions = partition.getValue();
+            partitions = partitions.thenCompose(done -> coalescer.publishAsync(layout.all().get(partition.getKey()),
+                    RedisDelayPublisher.pick(jobs, positions)).thenAccept(stored -> place(outcomes, positions, stored)));
+        }
+        return partitions.handle((done, failure) -> {
+            if (failure == null) {
+                return CompletableFuture.completedFuture(List.of(outcomes));
+            }
+            Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+            if (cause instanceof LayoutChangedException changed) {
+                return publishRoutedAsync(queue, jobs, routeAgain(queue, changes, changed), outcomes, changes + 1);
+            }
+            return CompletableFuture.<List<PublishOutcome>>failedFuture(cause);
+        }).thenCompose(next -> next);
+    }
+
+    private static void place(PublishOutcome[] outcomes, List<Integer> positions, List<PublishOutcome> stored) {
+        for (int i = 0; i < stored.size(); i++) {
+            outcomes[positions.get(i)] = stored.get(i);
+        }
+    }
+
+    /** The layout to route the jobs not stored yet by, after the {@code changes}-th change met; gives up after 3. */
+    private QueueLayout routeAgain(QueueName queue, int changes, LayoutChangedException ex) {
+        if (changes >= 3) {
+            throw new DelayQueueException("Queue '" + queue + "': its partition layout kept changing while "
+                    + "publishing; the jobs not yet stored were not published", ex);
+        }
+        return queues.layoutChanged(queue, ex.partitions());
     }
 
     /** The positions of the jobs not stored yet, by the index of the partition their ids map to. */

@@ -2,23 +2,19 @@ package dev.delayjobs.dashboard;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.http.CacheControl;
 import org.springframework.http.MediaType;
-import org.springframework.web.servlet.function.RouterFunction;
-import org.springframework.web.servlet.function.RouterFunctions;
-import org.springframework.web.servlet.function.ServerRequest;
-import org.springframework.web.servlet.function.ServerResponse;
 import org.springframework.web.util.HtmlUtils;
 
 import dev.delayjobs.actuate.DelayQueuesEndpointLocation;
 
 /**
- * Serves the dashboard: one HTML page, its script and its style sheet, all from the jar. The page
+ * The dashboard: one HTML page, its script and its style sheet, all from the jar, served by
+ * {@link ServletDashboardRoutes} (Spring MVC) or {@link ReactiveDashboardRoutes} (WebFlux). The page
  * is told where the {@code delayqueues} endpoint is and whether it takes writes; everything it
  * shows and does goes through that endpoint.
  */
@@ -42,31 +38,41 @@ public final class DashboardPage {
         this.refreshInterval = refreshInterval;
     }
 
-    /** {@code path} (redirected to {@code path/}), {@code path/}, {@code path/dashboard.js}, {@code path/dashboard.css}. */
-    public RouterFunction<ServerResponse> routes() {
-        return RouterFunctions.route()
-                .GET(path, request -> ServerResponse.temporaryRedirect(
-                        URI.create(request.requestPath().contextPath().value() + path + "/")).build())
-                .GET(path + "/", this::page)
-                .GET(path + "/dashboard.js", request -> asset(SCRIPT, "text/javascript"))
-                .GET(path + "/dashboard.css", request -> asset(STYLE, "text/css"))
-                .build();
+    /** Where the page is served, such as {@code /delay-jobs}: {@code path} redirects to {@code path/}. */
+    public String path() {
+        return path;
     }
 
-    private ServerResponse page(ServerRequest request) {
+    /** The page, for an application served under {@code contextPath} ({@code ""} for none). */
+    String html(String contextPath) {
         String location = endpoint.path();
-        String html = PAGE
-                .replace("{{endpoint}}", location == null ? "" : attribute(request.requestPath().contextPath().value() + location))
+        return PAGE
+                .replace("{{endpoint}}", location == null ? "" : attribute(contextPath + location))
                 .replace("{{writable}}", Boolean.toString(endpoint.writesAllowed()))
                 .replace("{{refreshMillis}}", Long.toString(refreshInterval.toMillis()));
-        return ServerResponse.ok().contentType(new MediaType(MediaType.TEXT_HTML, StandardCharsets.UTF_8))
-                .cacheControl(CacheControl.noStore()).body(html);
     }
 
-    private static ServerResponse asset(String body, String type) {
-        return ServerResponse.ok().contentType(new MediaType(MediaType.parseMediaType(type), StandardCharsets.UTF_8))
-                .cacheControl(CacheControl.noCache()).body(body);
+    /** The served files by their name below {@code path/}: the page's script and style sheet. */
+    enum Asset {
+        SCRIPT("dashboard.js", "text/javascript", DashboardPage.SCRIPT),
+        STYLE("dashboard.css", "text/css", DashboardPage.STYLE);
+
+        final String file;
+        final MediaType type;
+        final String body;
+
+        Asset(String file, String type, String body) {
+            this.file = file;
+            this.type = new MediaType(MediaType.parseMediaType(type), StandardCharsets.UTF_8);
+            this.body = body;
+        }
     }
+
+    static final MediaType HTML = new MediaType(MediaType.TEXT_HTML, StandardCharsets.UTF_8);
+
+    /** The page is built for each request (the endpoint's access may change); the assets are revalidated. */
+    static final CacheControl PAGE_CACHE = CacheControl.noStore();
+    static final CacheControl ASSET_CACHE = CacheControl.noCache();
 
     private static String attribute(String value) {
         return HtmlUtils.htmlEscape(value, StandardCharsets.UTF_8.name());

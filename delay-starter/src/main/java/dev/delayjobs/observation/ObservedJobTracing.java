@@ -2,6 +2,8 @@ package dev.delayjobs.observation;
 
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.function.Function;
 
 import io.micrometer.observation.Observation;
@@ -54,6 +56,32 @@ public final class ObservedJobTracing implements JobTracing {
                     }
                     return result;
                 });
+    }
+
+    @Override
+    public <T> CompletableFuture<T> publishAsync(String queue, int jobs, Function<Map<String, String>, CompletableFuture<T>> publish) {
+        DelayPublishContext context = new DelayPublishContext(queue, jobs);
+        Observation observation = Observation.createNotStarted(publishConvention, defaultPublishConvention, () -> context, registry)
+                .start();
+        CompletableFuture<T> result;
+        try (Observation.Scope scope = observation.openScope()) {
+            result = publish.apply(context.getCarrier());
+        }
+        catch (RuntimeException ex) {
+            observation.error(ex);
+            observation.stop();
+            throw ex;
+        }
+        return result.whenComplete((done, failure) -> {
+            // as publish: one job's id is the send span's message id
+            if (jobs == 1 && done instanceof List<?> ids && ids.size() == 1 && ids.get(0) instanceof String id) {
+                context.setJobId(id);
+            }
+            if (failure != null) {
+                observation.error(failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure);
+            }
+            observation.stop();
+        });
     }
 
     @Override

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
@@ -72,10 +73,13 @@ public final class PartitionedQueues {
     }
 
     public Optional<JobInfo> find(QueueName queue, String id) {
-        // the partition's name stands in the record read; the caller asked by the queue's
-        return byId(queue, id, partition -> store.find(partition.name(), id), Optional::isPresent).map(job -> new JobInfo(queue.value(),
-                job.id(), job.state(), job.dueAt(), job.publishedAt(), job.attempts(), job.lastError(), job.payloadJson(), job.successor(),
-                job.payloadVersion()));
+        return byId(queue, id, partition -> store.find(partition.name(), id), Optional::isPresent).map(job -> named(queue, job));
+    }
+
+    /** The partition's name stands in the record read; the caller asked by the queue's. */
+    private static JobInfo named(QueueName queue, JobInfo job) {
+        return new JobInfo(queue.value(), job.id(), job.state(), job.dueAt(), job.publishedAt(), job.attempts(), job.lastError(),
+                job.payloadJson(), job.successor(), job.payloadVersion());
     }
 
     /**
@@ -93,6 +97,39 @@ public final class PartitionedQueues {
             }
         }
         return result;
+    }
+
+    /** {@link #layout} without waiting for Redis (see {@link QueueLayouts#layoutAsync}). */
+    public CompletableFuture<QueueLayout> layoutAsync(QueueName queue) {
+        return layouts.layoutAsync(queue);
+    }
+
+    /** {@link #cancel} without waiting: the same script calls, completed on Redisson's I/O thread. */
+    public CompletableFuture<Boolean> cancelAsync(QueueName queue, String id) {
+        return byIdAsync(queue, id, partition -> store.cancelAsync(partition.name(), id), Boolean::booleanValue);
+    }
+
+    /** {@link #reschedule} without waiting. */
+    public CompletableFuture<Boolean> rescheduleAsync(QueueName queue, String id, boolean relative, long time) {
+        return byIdAsync(queue, id, partition -> store.rescheduleAsync(partition.name(), id, relative, time), Boolean::booleanValue);
+    }
+
+    /** {@link #find} without waiting. */
+    public CompletableFuture<Optional<JobInfo>> findAsync(QueueName queue, String id) {
+        return byIdAsync(queue, id, partition -> store.findAsync(partition.name(), id), Optional::isPresent)
+                .thenApply(found -> found.map(job -> named(queue, job)));
+    }
+
+    /** {@link #byId} without waiting: the same lookups, each sent when the one before answered. */
+    private <T> CompletableFuture<T> byIdAsync(QueueName queue, String id, Function<Partition, CompletableFuture<T>> lookup,
+            Predicate<T> found) {
+        return layoutAsync(queue).thenCompose(layout -> lookup.apply(layout.partitionOf(id)).thenCompose(result -> {
+            if (found.test(result)) {
+                return CompletableFuture.completedFuture(result);
+            }
+            return layouts.recheckAsync(queue, layout).thenCompose(now -> now == null ? CompletableFuture.completedFuture(result)
+                    : lookup.apply(now.partitionOf(id)));
+        }));
     }
 
     /** Names of every queue published to or consumed under this prefix. */

@@ -1,6 +1,7 @@
 package dev.delayjobs.partition;
 
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
@@ -79,6 +80,39 @@ public final class QueueLayouts {
         }
         Known now = read(queue, entry != null && entry.declared);
         return now.layout.size() == used.size() ? null : now.layout;
+    }
+
+    /**
+     * {@link #layout} without waiting for Redis: completes at once with a layout known and fresh,
+     * else when Redis answers. A configured queue used before it was declared (a publish before the
+     * application started) is declared on the common pool: declaring takes several calls and a lock.
+     */
+    public CompletableFuture<QueueLayout> layoutAsync(QueueName queue) {
+        Known entry = known.get(queue);
+        if (entry == null && configured.containsKey(queue)) {
+            return CompletableFuture.supplyAsync(() -> declare(queue));
+        }
+        if (entry == null || (!entry.declared && System.nanoTime() - entry.readAt > FOLLOW_NANOS)) {
+            return readAsync(queue, false).thenApply(Known::layout);
+        }
+        return CompletableFuture.completedFuture(entry.layout);
+    }
+
+    /** {@link #recheck} without waiting for Redis. */
+    public CompletableFuture<QueueLayout> recheckAsync(QueueName queue, QueueLayout used) {
+        Known entry = known.get(queue);
+        if (entry != null && System.nanoTime() - entry.readAt < RECHECK_NANOS) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return readAsync(queue, entry != null && entry.declared).thenApply(now -> now.layout.size() == used.size() ? null : now.layout);
+    }
+
+    private CompletableFuture<Known> readAsync(QueueName queue, boolean declared) {
+        return layouts.recordedAsync(queue).thenApply(count -> {
+            Known entry = new Known(layoutOf(queue, count), declared, System.nanoTime());
+            known.put(queue, entry);
+            return entry;
+        });
     }
 
     private Known read(QueueName queue, boolean declared) {

@@ -2,6 +2,7 @@ package dev.delayjobs.redis;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 import org.jspecify.annotations.Nullable;
 import org.redisson.api.RScript;
@@ -35,9 +36,13 @@ public final class QueueLayoutStore {
 
     /** The partition count recorded for {@code queue} (read on the master): 1 when none is. */
     public int recorded(QueueName queue) {
-        String n = RedisCalls.call("read the partition layout of", queue.value(), () -> RECORDED_LAYOUT.run(script,
-                Mode.READ_WRITE, ReturnType.STRING, List.of(registry()), queue.value()));
-        return n == null ? 1 : Integer.parseInt(n);
+        return RedisCalls.await("read the partition layout of", queue.value(), recordedAsync(queue));
+    }
+
+    /** {@link #recorded} without waiting: the reply completes the future on Redisson's I/O thread. */
+    public CompletableFuture<Integer> recordedAsync(QueueName queue) {
+        return RedisCalls.completed("read the partition layout of", queue.value(), RECORDED_LAYOUT.<String>runAsync(script,
+                Mode.READ_WRITE, ReturnType.STRING, List.of(registry()), queue.value())).thenApply(n -> n == null ? 1 : Integer.parseInt(n));
     }
 
     /**

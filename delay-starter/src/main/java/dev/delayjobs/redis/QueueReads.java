@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 
 import org.jspecify.annotations.Nullable;
 import org.redisson.api.RScript;
@@ -62,10 +63,14 @@ final class QueueReads {
         return queues;
     }
 
-    Optional<JobInfo> find(String queue, String id) {
+    CompletableFuture<Optional<JobInfo>> findAsync(String queue, String id) {
         QueueKeys k = keys(queue);
-        List<Object> r = call("look up in", queue, () -> FIND.run(script, Mode.READ_WRITE, ReturnType.LIST,
-                k.of(k.jobs(), k.delayed(), k.dead(), k.errors(), k.successors(), k.claims()), id));
+        return RedisCalls.completed("look up in", queue, FIND.<List<Object>>runAsync(script, Mode.READ_WRITE, ReturnType.LIST,
+                k.of(k.jobs(), k.delayed(), k.dead(), k.errors(), k.successors(), k.claims()), id)).thenApply(r -> found(queue, id, r));
+    }
+
+    /** find.lua's reply read: the record, the state, the last error, the successor, the attempt count. */
+    private static Optional<JobInfo> found(String queue, String id, List<Object> r) {
         if (r.isEmpty()) {
             return Optional.empty();
         }

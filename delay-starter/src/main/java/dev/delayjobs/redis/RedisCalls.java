@@ -67,6 +67,19 @@ final class RedisCalls {
         return false;
     }
 
+    /**
+     * {@code call} with its failure turned into what {@link #call} would throw (a
+     * {@link DelayQueueException} naming what was asked), for callers that do not wait.
+     */
+    static <T> CompletableFuture<T> completed(String action, String queue, CompletableFuture<T> call) {
+        return call.handle((result, failure) -> {
+            if (failure != null) {
+                throw failure(action, queue, failure);
+            }
+            return result;
+        });
+    }
+
     /** Waits for an asynchronous call, and throws its failure as {@link #call} would. */
     static <T> T await(String action, String queue, CompletableFuture<T> call) {
         try {

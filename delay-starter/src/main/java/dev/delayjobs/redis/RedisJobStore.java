@@ -156,10 +156,23 @@ public final class RedisJobStore {
     /** Records the queue name in the registry of known queues, once per store (register-queue.lua). */
     public void registerQueue(String queue) {
         if (!registered.contains(queue)) {
-            RedisCalls.call("register", queue, () -> REGISTER_QUEUE.run(script, Mode.READ_WRITE, ReturnType.LONG,
-                    List.of(QueueKeys.registry(prefix)), queue));
-            registered.add(queue);
+            RedisCalls.await("register", queue, registerQueueAsync(queue));
         }
+    }
+
+    /** {@link #registerQueue} without waiting: completes at once when the queue is registered already. */
+    public CompletableFuture<Void> registerQueueAsync(String queue) {
+        if (registered.contains(queue)) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return REGISTER_QUEUE.<Long>runAsync(script, Mode.READ_WRITE, ReturnType.LONG, List.of(QueueKeys.registry(prefix)), queue)
+                .handle((reply, failure) -> {
+                    if (failure != null) {
+                        throw RedisCalls.failure("register", queue, failure);
+                    }
+                    registered.add(queue);
+                    return null;
+                });
     }
 
     /** Names of every queue published to or consumed under this prefix. */
@@ -244,10 +257,15 @@ public final class RedisJobStore {
 
     /** Deletes a waiting job and its successor, or only the successor of a held job. */
     public boolean cancel(String queue, String id) {
+        return RedisCalls.await("cancel on", queue, cancelAsync(queue, id));
+    }
+
+    /** {@link #cancel} without waiting: the reply completes the future on Redisson's I/O thread. */
+    public CompletableFuture<Boolean> cancelAsync(String queue, String id) {
         QueueKeys k = keys(queue);
-        Long r = RedisCalls.call("cancel on", queue, () -> cancelScript.run(script, Mode.READ_WRITE, ReturnType.LONG,
-                k.of(k.jobs(), k.delayed(), k.dead(), k.errors(), k.request(requestId()), k.successors(), k.claims()), id));
-        return r == 1L;
+        return RedisCalls.completed("cancel on", queue, cancelScript.<Long>runAsync(script, Mode.READ_WRITE, ReturnType.LONG,
+                k.of(k.jobs(), k.delayed(), k.dead(), k.errors(), k.request(requestId()), k.successors(), k.claims()), id))
+                .thenApply(r -> r == 1L);
     }
 
     /**
@@ -262,16 +280,25 @@ public final class RedisJobStore {
 
     /** Gives a waiting job a new due time: a delay in ms from the server's now, or epoch ms. */
     public boolean reschedule(String queue, String id, boolean relative, long time) {
+        return RedisCalls.await("reschedule on", queue, rescheduleAsync(queue, id, relative, time));
+    }
+
+    /** {@link #reschedule} without waiting: the reply completes the future on Redisson's I/O thread. */
+    public CompletableFuture<Boolean> rescheduleAsync(String queue, String id, boolean relative, long time) {
         QueueKeys k = keys(queue);
-        Long r = RedisCalls.call("reschedule on", queue, () -> RESCHEDULE.run(script, Mode.READ_WRITE, ReturnType.LONG,
+        return RedisCalls.completed("reschedule on", queue, RESCHEDULE.<Long>runAsync(script, Mode.READ_WRITE, ReturnType.LONG,
                 k.of(k.jobs(), k.delayed(), k.ready(), k.dead(), k.claims()), id, relative ? "d" : "a", Long.toString(time),
-                k.wakeChannel()));
-        return r == 1L;
+                k.wakeChannel())).thenApply(r -> r == 1L);
     }
 
     /** The job and where it is (DELAYED, READY, RUNNING, DEAD), or empty when it does not exist. */
     public Optional<JobInfo> find(String queue, String id) {
-        return reads.find(queue, id);
+        return RedisCalls.await("look up in", queue, findAsync(queue, id));
+    }
+
+    /** {@link #find} without waiting: the reply completes the future on Redisson's I/O thread. */
+    public CompletableFuture<Optional<JobInfo>> findAsync(String queue, String id) {
+        return reads.findAsync(queue, id);
     }
 
     /** Every count of the queue, in one call (two: the consumer instances are read first). */
