@@ -10,16 +10,17 @@ import org.jspecify.annotations.Nullable;
  * @param queue the queue
  * @param id the job id
  * @param state where the job is
- * @param dueAt when it becomes (or became) due
- * @param publishedAt when it was published
+ * @param dueAt when it becomes (or became) due; {@code null} only when the stored record cannot
+ *     be read (then {@code payloadJson} holds the record as stored)
+ * @param publishedAt when it was published; {@code null} only when the stored record cannot be read
  * @param attempts how many deliveries it has had so far
  * @param lastError the error of its last failed attempt, or {@code null}
  * @param payloadJson the payload as stored, JSON
  * @param successor a publish with the job's key that met it RUNNING or PREFETCHED and waits to take
  *     its key, or {@code null}
  */
-public record JobInfo(String queue, String id, JobState state, Instant dueAt, Instant publishedAt, int attempts,
-        String lastError, String payloadJson, @Nullable Successor successor) {
+public record JobInfo(String queue, String id, JobState state, @Nullable Instant dueAt, @Nullable Instant publishedAt,
+        int attempts, @Nullable String lastError, String payloadJson, @Nullable Successor successor) {
 
     /**
      * A job without a successor: {@link #successor()} is {@code null}. The form of this record
@@ -29,14 +30,14 @@ public record JobInfo(String queue, String id, JobState state, Instant dueAt, In
      * @param queue the queue the job was published to
      * @param id the job id (the business key when one was given)
      * @param state where the job is
-     * @param dueAt when it becomes (or became) due
-     * @param publishedAt when it was published
+     * @param dueAt when it becomes (or became) due; {@code null} when the stored record cannot be read
+     * @param publishedAt when it was published; {@code null} when the stored record cannot be read
      * @param attempts how many deliveries it has had so far
      * @param lastError the error of its last failed attempt, or {@code null}
      * @param payloadJson the payload as stored, JSON
      */
-    public JobInfo(String queue, String id, JobState state, Instant dueAt, Instant publishedAt, int attempts,
-            String lastError, String payloadJson) {
+    public JobInfo(String queue, String id, JobState state, @Nullable Instant dueAt, @Nullable Instant publishedAt,
+            int attempts, @Nullable String lastError, String payloadJson) {
         this(queue, id, state, dueAt, publishedAt, attempts, lastError, payloadJson, null);
     }
 
