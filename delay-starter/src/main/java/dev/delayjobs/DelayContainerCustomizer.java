@@ -2,6 +2,8 @@ package dev.delayjobs;
 
 import java.time.Duration;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Changes how the handler of a queue consumes, in code, once the annotation and the
  * {@code delay.*} properties were applied: like spring-kafka's {@code ContainerCustomizer}. Every
@@ -59,26 +61,26 @@ public interface DelayContainerCustomizer {
          * Jobs claimed ahead of the workers.
          * @return the prefetch, or {@code null} to follow the workers' pace
          */
-        Integer getPrefetch();
+        @Nullable Integer getPrefetch();
 
         /**
          * Sets how many jobs are claimed ahead of the workers.
          * @param prefetch between 0 and 1000, or {@code null} to follow the workers' pace
          */
-        void setPrefetch(Integer prefetch);
+        void setPrefetch(@Nullable Integer prefetch);
 
         /**
          * How long one handler call may run before it is interrupted.
          * @return the timeout, or {@code null} for no limit
          */
-        Duration getHandlerTimeout();
+        @Nullable Duration getHandlerTimeout();
 
         /**
          * Sets how long one handler call may run before it is interrupted and counted as a failed
          * attempt.
          * @param handlerTimeout a positive duration, or {@code null} for no limit
          */
-        void setHandlerTimeout(Duration handlerTimeout);
+        void setHandlerTimeout(@Nullable Duration handlerTimeout);
 
         /**
          * How long stopping the container waits for running handlers before interrupting them.

@@ -10,8 +10,9 @@ import org.jspecify.annotations.Nullable;
  * @param queue the queue
  * @param id the job id
  * @param state where the job is
- * @param dueAt when it becomes (or became) due
- * @param publishedAt when it was published
+ * @param dueAt when it becomes (or became) due; {@code null} only when the stored record cannot
+ *     be read (then {@code payloadJson} holds the record as stored)
+ * @param publishedAt when it was published; {@code null} only when the stored record cannot be read
  * @param attempts how many deliveries it has had so far
  * @param lastError the error of its last failed attempt, or {@code null}
  * @param payloadJson the payload as stored, JSON
@@ -20,8 +21,8 @@ import org.jspecify.annotations.Nullable;
  * @param payloadVersion the version of the payload type that published it ({@link PayloadVersion}):
  *     1 for a type without one
  */
-public record JobInfo(String queue, String id, JobState state, Instant dueAt, Instant publishedAt, int attempts,
-        String lastError, String payloadJson, @Nullable Successor successor, int payloadVersion) {
+public record JobInfo(String queue, String id, JobState state, @Nullable Instant dueAt, @Nullable Instant publishedAt,
+        int attempts, @Nullable String lastError, String payloadJson, @Nullable Successor successor, int payloadVersion) {
 
     /**
      * A job at payload version 1. The form of this record before payload versions existed.
@@ -36,8 +37,8 @@ public record JobInfo(String queue, String id, JobState state, Instant dueAt, In
      * @param payloadJson the payload as stored, JSON
      * @param successor a publish waiting to take the job's key, or {@code null}
      */
-    public JobInfo(String queue, String id, JobState state, Instant dueAt, Instant publishedAt, int attempts,
-            String lastError, String payloadJson, @Nullable Successor successor) {
+    public JobInfo(String queue, String id, JobState state, @Nullable Instant dueAt, @Nullable Instant publishedAt,
+            int attempts, @Nullable String lastError, String payloadJson, @Nullable Successor successor) {
         this(queue, id, state, dueAt, publishedAt, attempts, lastError, payloadJson, successor, 1);
     }
 
@@ -49,14 +50,14 @@ public record JobInfo(String queue, String id, JobState state, Instant dueAt, In
      * @param queue the queue the job was published to
      * @param id the job id (the business key when one was given)
      * @param state where the job is
-     * @param dueAt when it becomes (or became) due
-     * @param publishedAt when it was published
+     * @param dueAt when it becomes (or became) due; {@code null} when the stored record cannot be read
+     * @param publishedAt when it was published; {@code null} when the stored record cannot be read
      * @param attempts how many deliveries it has had so far
      * @param lastError the error of its last failed attempt, or {@code null}
      * @param payloadJson the payload as stored, JSON
      */
-    public JobInfo(String queue, String id, JobState state, Instant dueAt, Instant publishedAt, int attempts,
-            String lastError, String payloadJson) {
+    public JobInfo(String queue, String id, JobState state, @Nullable Instant dueAt, @Nullable Instant publishedAt,
+            int attempts, @Nullable String lastError, String payloadJson) {
         this(queue, id, state, dueAt, publishedAt, attempts, lastError, payloadJson, null, 1);
     }
 

@@ -3,6 +3,8 @@ package dev.delayjobs;
 import java.time.Duration;
 import java.time.Instant;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * One job to publish: a payload, when it becomes due, and optionally a business key.
  *
@@ -18,14 +20,14 @@ import java.time.Instant;
 public final class PublishRequest {
 
     private final Object payload;
-    private final Duration delay;
-    private final Instant dueAt;
-    private final String key;
+    private final @Nullable Duration delay;
+    private final @Nullable Instant dueAt;
+    private final @Nullable String key;
     private final boolean replaceExisting;
-    private final Boolean afterCommit;
+    private final @Nullable Boolean afterCommit;
 
-    private PublishRequest(Object payload, Duration delay, Instant dueAt, String key, boolean replaceExisting,
-            Boolean afterCommit) {
+    private PublishRequest(Object payload, @Nullable Duration delay, @Nullable Instant dueAt, @Nullable String key,
+            boolean replaceExisting, @Nullable Boolean afterCommit) {
         this.payload = payload;
         this.delay = delay;
         this.dueAt = dueAt;
@@ -86,7 +88,7 @@ public final class PublishRequest {
      *     checked when the request is published; {@code null} goes back to a generated id
      * @return a new request with this key
      */
-    public PublishRequest key(String key) {
+    public PublishRequest key(@Nullable String key) {
         return new PublishRequest(payload, delay, dueAt, key, replaceExisting, afterCommit);
     }
 
@@ -145,7 +147,7 @@ public final class PublishRequest {
      * @return the delay from when the job is stored; {@link Duration#ZERO} when neither
      *     {@link #delay(Duration)} nor {@link #at} was called
      */
-    public Duration delay() {
+    public @Nullable Duration delay() {
         return delay;
     }
 
@@ -154,7 +156,7 @@ public final class PublishRequest {
      *
      * @return the instant given to {@link #at}
      */
-    public Instant dueAt() {
+    public @Nullable Instant dueAt() {
         return dueAt;
     }
 
@@ -163,7 +165,7 @@ public final class PublishRequest {
      *
      * @return the key given to {@link #key}
      */
-    public String key() {
+    public @Nullable String key() {
         return key;
     }
 
@@ -182,7 +184,7 @@ public final class PublishRequest {
      * @return {@code true} for {@link #afterCommit()}, {@code false} for {@link #immediately()},
      *     {@code null} for the configured default ({@code delay.publisher.after-commit})
      */
-    public Boolean afterCommitChoice() {
+    public @Nullable Boolean afterCommitChoice() {
         return afterCommit;
     }
 }

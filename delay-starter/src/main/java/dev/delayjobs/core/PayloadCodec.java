@@ -3,6 +3,8 @@ package dev.delayjobs.core;
 import java.lang.reflect.Type;
 import java.nio.charset.StandardCharsets;
 
+import org.springframework.core.KotlinDetector;
+
 import dev.delayjobs.payload.PayloadVersionException;
 import dev.delayjobs.payload.PayloadVersions;
 import dev.delayjobs.payload.Upcasters;
@@ -19,6 +21,8 @@ public final class PayloadCodec {
     /** Null when payloads are read leniently (missing record fields become null or 0). */
     private final RecordPayloadContract contract;
     private final Upcasters upcasters;
+    /** Whether the mapper has Jackson's Kotlin module, which holds Kotlin classes to their nullability. */
+    private final boolean kotlinModule;
 
     /**
      * @param strictPayloads whether a record payload missing a required field (or having it null)
@@ -34,6 +38,8 @@ public final class PayloadCodec {
         this.mapper = mapper;
         this.maxPayloadBytes = maxPayloadBytes;
         this.contract = strictPayloads ? new RecordPayloadContract(mapper) : null;
+        this.kotlinModule = mapper.registeredModules().stream()
+                .anyMatch(module -> module.getClass().getName().equals("tools.jackson.module.kotlin.KotlinModule"));
     }
 
     /** Writes a payload, or throws {@link IllegalArgumentException} saying why it cannot be stored. */
@@ -67,11 +73,32 @@ public final class PayloadCodec {
     }
 
     /**
+     * Throws {@link IllegalStateException} when strict payloads cannot be upheld for a handler's
+     * payload type: a Kotlin class (its nullability and defaults known only to Kotlin) read by a
+     * mapper without Jackson's Kotlin module.
+     */
+    public void checkReadable(JavaType type) {
+        Class<?> raw = type.getRawClass();
+        if (contract != null && !kotlinModule && isKotlinClass(raw) && !raw.isEnum() && !raw.isInterface()) {
+            throw new IllegalStateException("payload type " + raw.getName() + " is a Kotlin class, and the JSON mapper "
+                    + "has no Kotlin module to read it by its nullability and defaults: add "
+                    + "tools.jackson.module:jackson-module-kotlin (or dev.delayjobs:delay-kotlin), or set "
+                    + "delay.consumer.strict-payloads=false");
+        }
+    }
+
+    private static boolean isKotlinClass(Class<?> type) {
+        return KotlinDetector.isKotlinPresent() && KotlinDetector.isKotlinType(type);
+    }
+
+    /**
      * Reads a payload; throws {@link JacksonException} when the JSON does not fit the type, and
      * {@link IllegalArgumentException} when it lacks a field its record requires (strict payloads).
      */
     public Object read(String json, JavaType type) {
-        if (contract == null || !type.getRawClass().isRecord()) {
+        // a Kotlin class (an @JvmRecord data class too) is held to its nullability and defaults by
+        // Jackson's Kotlin module, which this check would contradict: its nullable types are not visible here
+        if (contract == null || !type.getRawClass().isRecord() || isKotlinClass(type.getRawClass())) {
             return mapper.readValue(json, type);
         }
         JsonNode tree = mapper.readTree(json);

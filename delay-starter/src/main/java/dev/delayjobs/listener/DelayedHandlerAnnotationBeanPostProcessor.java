@@ -29,6 +29,7 @@ import dev.delayjobs.DelayedJob;
 import dev.delayjobs.JobFailurePolicy;
 import dev.delayjobs.core.JobArguments;
 import dev.delayjobs.core.PayloadCodec;
+import tools.jackson.databind.JavaType;
 
 /**
  * Finds {@link DelayedHandler} methods on every bean, checks their signature (failing startup with
@@ -60,6 +61,9 @@ public final class DelayedHandlerAnnotationBeanPostProcessor
         }
         methods.forEach((method, annotation) -> {
             Type payloadType = payloadType(beanName, method);
+            if (SuspendingHandler.isSuspending(method)) {
+                SuspendingHandler.requireBridge(beanFactory.getBeanClassLoader(), HandlerEndpoint.describe(beanName, method));
+            }
             Method invocable;
             try {
                 invocable = AopUtils.selectInvocableMethod(method, bean.getClass());
@@ -121,11 +125,18 @@ public final class DelayedHandlerAnnotationBeanPostProcessor
                     + " has an invalid attribute: " + ex.getMessage(), ex);
         }
         boolean wantsJob = f.method.getParameterTypes()[0] == DelayedJob.class;
-        if (policy == null) {
-            return new HandlerEndpoint(f.beanName, f.bean, f.method, queue, settings, codec.type(f.payloadType),
-                    f.payloadType, wantsJob);
+        JavaType payloadType = codec.type(f.payloadType);
+        try {
+            codec.checkReadable(payloadType);
         }
-        return new HandlerEndpoint(f.beanName, f.bean, f.method, queue, settings, codec.type(f.payloadType), f.payloadType,
+        catch (IllegalStateException ex) {
+            throw new BeanInitializationException("@DelayedHandler(queue = \"" + queue + "\") on " + where + ": "
+                    + ex.getMessage(), ex);
+        }
+        if (policy == null) {
+            return new HandlerEndpoint(f.beanName, f.bean, f.method, queue, settings, payloadType, f.payloadType, wantsJob);
+        }
+        return new HandlerEndpoint(f.beanName, f.bean, f.method, queue, settings, payloadType, f.payloadType,
                 wantsJob, policy);
     }
 
@@ -189,9 +200,10 @@ public final class DelayedHandlerAnnotationBeanPostProcessor
 
     static Type payloadType(String beanName, Method method) {
         String where = HandlerEndpoint.describe(beanName, method);
-        if (method.getParameterCount() != 1) {
+        int parameters = SuspendingHandler.declaredParameterCount(method); // a suspend fun's Continuation is not one
+        if (parameters != 1) {
             throw new BeanInitializationException("@DelayedHandler " + where + " must take exactly one parameter: the "
-                    + "payload, or DelayedJob<PayloadType>; it takes " + method.getParameterCount());
+                    + "payload, or DelayedJob<PayloadType>; it takes " + parameters);
         }
         if (method.getParameterTypes()[0] != DelayedJob.class) {
             return method.getGenericParameterTypes()[0];

@@ -29,6 +29,8 @@ final class HandlerEndpoint {
     private final Type declaredPayloadType;
     private final boolean wantsJob;
     private final JobFailurePolicy failurePolicy;
+    /** A Kotlin {@code suspend fun}: called through {@link SuspendingHandler}. */
+    private final boolean suspending;
 
     HandlerEndpoint(String beanName, Object bean, Method method, String queue, QueueSettings settings,
             JavaType payloadType, Type declaredPayloadType, boolean wantsJob) {
@@ -47,6 +49,7 @@ final class HandlerEndpoint {
         this.settings = settings;
         this.payloadType = payloadType;
         this.wantsJob = wantsJob;
+        this.suspending = SuspendingHandler.isSuspending(method);
         ReflectionUtils.makeAccessible(method);
     }
 
@@ -84,18 +87,26 @@ final class HandlerEndpoint {
 
     static String describe(String beanName, Method method) {
         StringBuilder params = new StringBuilder();
-        for (Class<?> type : method.getParameterTypes()) {
-            params.append(params.isEmpty() ? "" : ", ").append(type.getSimpleName());
+        Class<?>[] types = method.getParameterTypes();
+        for (int i = 0; i < SuspendingHandler.declaredParameterCount(method); i++) {
+            params.append(params.isEmpty() ? "" : ", ").append(types[i].getSimpleName());
         }
         return "bean '" + beanName + "' method " + method.getDeclaringClass().getSimpleName() + "." + method.getName()
                 + "(" + params + ")";
     }
 
-    /** Calls the method; an exception it throws comes out unwrapped. */
+    /**
+     * Calls the method (a {@code suspend fun} to the end of its coroutine); an exception it throws
+     * comes out unwrapped.
+     */
     void invoke(StoredJob job, Object payload) throws Throwable {
         Object argument = wantsJob ? new DelayedJob<>(queue, job.id(), payload, job.attempts(),
                 Instant.ofEpochMilli(job.dueAt()), Instant.ofEpochMilli(job.publishedAt()),
                 PayloadVersions.stored(job.headers())) : payload;
+        if (suspending) {
+            SuspendingHandler.invoke(method, bean, argument);
+            return;
+        }
         try {
             method.invoke(bean, argument);
         }
