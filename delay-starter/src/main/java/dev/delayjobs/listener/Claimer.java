@@ -47,7 +47,7 @@ final class Claimer {
     private final Duration lease;
     private final ClaimGate gate;
     private final JobRunner runner;
-    private final QueueSlots.Partition slots;
+    private final PartitionSlots slots;
     /** How many jobs the buffer should hold. */
     private final PrefetchPace pace;
     private final Thread thread;
@@ -65,7 +65,7 @@ final class Claimer {
      * @param lease the instance's heartbeat lease: what it holds unseen is handed back once per lease
      */
     Claimer(HandlerEndpoint endpoint, ConsumedPartition partition, PartitionStore store, String instance, Duration lease,
-            ClaimGate gate, JobRunner runner, QueueSlots.Partition slots, PrefetchPace pace, WorkerThreads threads) {
+            ClaimGate gate, JobRunner runner, PartitionSlots slots, PrefetchPace pace, WorkerThreads threads) {
         this.endpoint = endpoint;
         this.partition = partition;
         this.store = store;

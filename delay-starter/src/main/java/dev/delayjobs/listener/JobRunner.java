@@ -42,7 +42,7 @@ final class JobRunner {
     private final DelayQueueObserver observer;
     private final OutcomeRecorder outcomes;
     private final AckBatcher acks;
-    private final QueueSlots.Partition slots;
+    private final PartitionSlots slots;
     private final StartMarks marks;
     /** Counts the starts, which an adaptive prefetch follows. */
     private final PrefetchPace pace;
@@ -57,7 +57,7 @@ final class JobRunner {
     private final AtomicInteger abandoned = new AtomicInteger();
 
     JobRunner(HandlerEndpoint endpoint, PayloadCodec codec, JobTracing tracing, DelayQueueObserver observer,
-            OutcomeRecorder outcomes, AckBatcher acks, QueueSlots.Partition slots, int share, WorkerThreads workerThreads,
+            OutcomeRecorder outcomes, AckBatcher acks, PartitionSlots slots, int share, WorkerThreads workerThreads,
             StartMarks marks, PrefetchPace pace) {
         this.endpoint = endpoint;
         this.codec = codec;

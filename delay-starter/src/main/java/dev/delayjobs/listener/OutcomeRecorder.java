@@ -32,11 +32,11 @@ final class OutcomeRecorder {
     private final HandlerEndpoint endpoint;
     private final PartitionStore store;
     private final String instanceId;
-    private final QueueSlots.Partition slots;
+    private final PartitionSlots slots;
     private final BooleanSupplier stopping;
 
     /** @param store the partition whose jobs these are (the queue itself when it is not partitioned) */
-    OutcomeRecorder(HandlerEndpoint endpoint, PartitionStore store, String instanceId, QueueSlots.Partition slots,
+    OutcomeRecorder(HandlerEndpoint endpoint, PartitionStore store, String instanceId, PartitionSlots slots,
             BooleanSupplier stopping) {
         this.endpoint = endpoint;
         this.store = store;

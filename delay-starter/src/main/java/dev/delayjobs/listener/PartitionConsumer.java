@@ -30,7 +30,7 @@ final class PartitionConsumer {
     private final PartitionStore store;
     private final QueueWatchdog watchdog;
     private final QueueSettings settings;
-    private final QueueSlots.Partition slots;
+    private final PartitionSlots slots;
     private final ClaimGate gate;
     private final AckBatcher acks;
     private final JobRunner runner;
@@ -74,9 +74,9 @@ final class PartitionConsumer {
     /** This partition's share of the queue's prefetch: fixed, or following its workers' pace. */
     private static PrefetchPace prefetchPace(Integer prefetch, int partitions) {
         if (prefetch == null) {
-            return PrefetchPace.adaptive(ConsumedPartition.share(QueueSettings.MAX_PREFETCH, partitions));
+            return PrefetchPace.adaptive(QueueSlots.share(QueueSettings.MAX_PREFETCH, partitions));
         }
-        return PrefetchPace.fixed(ConsumedPartition.share(prefetch, partitions));
+        return PrefetchPace.fixed(QueueSlots.share(prefetch, partitions));
     }
 
     /** Stops claiming and hands the prefetched jobs back at once; the jobs running go on. */

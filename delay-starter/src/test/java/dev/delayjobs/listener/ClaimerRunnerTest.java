@@ -140,7 +140,7 @@ class ClaimerRunnerTest {
     /** One partition's consumer parts, as PartitionConsumer builds them, minus the watchdog and the gate's channel. */
     private final class Rig {
 
-        final QueueSlots.Partition slots;
+        final PartitionSlots slots;
         final AckBatcher acks;
         final JobRunner runner;
         final Claimer claimer;
