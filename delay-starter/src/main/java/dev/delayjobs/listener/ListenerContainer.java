@@ -13,6 +13,7 @@ import dev.delayjobs.core.JobTracing;
 import dev.delayjobs.core.PayloadCodec;
 import dev.delayjobs.partition.QueueLayout;
 import dev.delayjobs.partition.QueueLayouts;
+import dev.delayjobs.queue.Partition;
 import dev.delayjobs.redis.QueueControls;
 import dev.delayjobs.redis.RedisJobStore;
 import dev.delayjobs.threads.WorkerThreads;
@@ -94,7 +95,7 @@ public final class ListenerContainer {
             if (running) {
                 return;
             }
-            QueueLayout layout = layouts.declare(queue());
+            QueueLayout layout = layouts.declare(endpoint.queueName());
             store.registerQueue(queue());
             observer.consuming(queue());
             QueueSlots slots = new QueueSlots(endpoint.settings().concurrency(), layout.size());
@@ -102,10 +103,9 @@ public final class ListenerContainer {
             List<PartitionConsumer> started = new ArrayList<>();
             running = true;
             try {
-                for (int i = 0; i < layout.size(); i++) {
-                    PartitionConsumer consumer = new PartitionConsumer(new ConsumedPartition(queue(),
-                            layout.partitions().get(i), i, layout.size()), endpoint, store.partition(layout.partitions().get(i)), watchdog, controls, codec,
-                            observer, tracing, workerThreads, slots, pendingAcks, () -> !running);
+                for (Partition partition : layout.all()) {
+                    PartitionConsumer consumer = new PartitionConsumer(partition, endpoint, store.partition(partition), watchdog,
+                            controls, codec, observer, tracing, workerThreads, slots, pendingAcks, () -> !running);
                     // listed before it starts: a start that fails half-way is stopped with the others
                     started.add(consumer);
                     consumer.start();

@@ -6,6 +6,7 @@ import java.util.function.BooleanSupplier;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import dev.delayjobs.queue.Partition;
 import dev.delayjobs.core.DelayQueueObserver;
 import dev.delayjobs.core.JobTracing;
 import dev.delayjobs.core.PayloadCodec;
@@ -26,7 +27,7 @@ final class PartitionConsumer {
     /** The container's log category, which applications already configure. */
     private static final Log logger = LogFactory.getLog(ListenerContainer.class);
 
-    private final ConsumedPartition partition;
+    private final Partition partition;
     private final PartitionStore store;
     private final QueueWatchdog watchdog;
     private final QueueSettings settings;
@@ -37,7 +38,7 @@ final class PartitionConsumer {
     private final Claimer claimer;
 
     /** Builds the parts; nothing runs, and Redis is not called, until {@link #start}. */
-    PartitionConsumer(ConsumedPartition partition, HandlerEndpoint endpoint, PartitionStore store, QueueWatchdog watchdog,
+    PartitionConsumer(Partition partition, HandlerEndpoint endpoint, PartitionStore store, QueueWatchdog watchdog,
             QueueControls controls, PayloadCodec codec, DelayQueueObserver observer, JobTracing tracing,
             WorkerThreads workerThreads, QueueSlots queueSlots, PendingAcks pendingAcks, BooleanSupplier stopping) {
         this.partition = partition;

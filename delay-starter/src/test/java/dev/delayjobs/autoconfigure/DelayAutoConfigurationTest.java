@@ -2,6 +2,7 @@ package dev.delayjobs.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static dev.delayjobs.test.TestPartitions.names;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -338,7 +339,7 @@ class DelayAutoConfigurationTest {
         String prefix = TestRedis.uniquePrefix();
         RedissonClient redisson = TestRedis.sharedClient();
         new dev.delayjobs.redis.QueueLayoutStore(redisson, prefix).record(QueueName.of("orders"), 2, 1);
-        new RedisJobStore(redisson, prefix).publish(QueueLayout.of(QueueName.of("orders"), 2).partitions().get(1), 2,
+        new RedisJobStore(redisson, prefix).publish(names(QueueLayout.of(QueueName.of("orders"), 2)).get(1), 2,
                 List.of(new dev.delayjobs.redis.NewJob("a", true, 60_000, false, "1")));
         runner.withPropertyValues("delay.key-prefix=" + prefix, "delay.queues.orders.partitions=3").run(context -> {
             assertThat(context).hasFailed();

@@ -20,6 +20,7 @@ import org.redisson.config.Config;
 import dev.delayjobs.embeddedredis.RedisServerProcess;
 import dev.delayjobs.redis.RedisJobStore;
 import dev.delayjobs.store.StoredJob;
+import dev.delayjobs.queue.QueueName;
 
 /**
  * Pending acks are bounded per queue: while Redis does not answer, the ackers fall behind, and once
@@ -104,7 +105,7 @@ class AckBackpressureTest {
     }
 
     private AckBatcher acker(String partition, PendingAcks places) {
-        AckBatcher acker = new AckBatcher(new RedisJobStore(redisson, "bp").partition(partition), "i1", places,
+        AckBatcher acker = new AckBatcher(new RedisJobStore(redisson, "bp").partition(QueueName.of(partition).whole()), "i1", places,
                 job -> settled.incrementAndGet(), lost -> settled.addAndGet(lost.size()));
         acker.start();
         return acker;

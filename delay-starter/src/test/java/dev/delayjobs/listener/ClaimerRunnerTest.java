@@ -19,6 +19,8 @@ import dev.delayjobs.core.DelayQueueObserver;
 import dev.delayjobs.core.JobTracing;
 import dev.delayjobs.core.PayloadCodec;
 import dev.delayjobs.threads.WorkerThreads;
+import dev.delayjobs.queue.QueueName;
+import dev.delayjobs.queue.Partition;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -147,9 +149,9 @@ class ClaimerRunnerTest {
 
         Rig(QueueSettings settings) throws NoSuchMethodException {
             Method method = Handlers.class.getDeclaredMethod("handle", String.class);
-            HandlerEndpoint endpoint = new HandlerEndpoint("handlers", handlers, method, "q", settings,
+            HandlerEndpoint endpoint = new HandlerEndpoint("handlers", handlers, method, QueueName.of("q"), settings,
                     codec.type(String.class), String.class, false);
-            ConsumedPartition partition = new ConsumedPartition("q", "q", 0, 1);
+            Partition partition = QueueName.of("q").whole();
             QueueSlots queue = new QueueSlots(settings.concurrency(), 1);
             PrefetchPace pace = PrefetchPace.fixed(settings.prefetch());
             slots = queue.partition(pace.most());
