@@ -34,19 +34,19 @@ public final class RedisDelayPublisher implements DelayPublisher {
     private final PayloadCodec codec;
     private final PublishDeferral deferral;
     private final boolean afterCommitByDefault;
-    private final JobTracing tracing;
+    private final JobEvents events;
 
     /**
+     * @param events traces each publish call (giving the headers its jobs carry) and tells the observers what was stored
      * @param deferral where publishes that wait for a transaction's commit go
      * @param afterCommitByDefault whether a request that does not choose waits for the commit
-     * @param tracing observes each publish call and gives the headers its jobs carry
      */
-    public RedisDelayPublisher(RedisJobStore store, PartitionedQueues queues, PayloadCodec codec, DelayQueueObserver observer,
-            PublishDeferral deferral, boolean afterCommitByDefault, JobTracing tracing) {
-        this.tracing = tracing;
+    public RedisDelayPublisher(RedisJobStore store, PartitionedQueues queues, PayloadCodec codec, JobEvents events,
+            PublishDeferral deferral, boolean afterCommitByDefault) {
+        this.events = events;
         this.store = store;
         this.queues = queues;
-        this.routed = new RoutedPublish(queues, new PublishCoalescer(store), observer);
+        this.routed = new RoutedPublish(queues, new PublishCoalescer(store), events);
         this.codec = codec;
         this.deferral = deferral;
         this.afterCommitByDefault = afterCommitByDefault;
@@ -105,7 +105,7 @@ public final class RedisDelayPublisher implements DelayPublisher {
             return List.of();
         }
         store.registerQueue(name.value());
-        return tracing.publish(queue, jobs.size(), headers -> storeNowOrAfterCommit(name,
+        return events.publish(queue, jobs.size(), headers -> storeNowOrAfterCommit(name,
                 headers.isEmpty() ? jobs : jobs.stream().map(job -> job.carrying(headers)).toList(), generated, later, now));
     }
 

@@ -31,12 +31,12 @@ final class RoutedPublish {
 
     private final PartitionedQueues queues;
     private final PublishCoalescer coalescer;
-    private final DelayQueueObserver observer;
+    private final JobEvents events;
 
-    RoutedPublish(PartitionedQueues queues, PublishCoalescer coalescer, DelayQueueObserver observer) {
+    RoutedPublish(PartitionedQueues queues, PublishCoalescer coalescer, JobEvents events) {
         this.queues = queues;
         this.coalescer = coalescer;
-        this.observer = observer;
+        this.events = events;
     }
 
     /**
@@ -49,7 +49,7 @@ final class RoutedPublish {
             List<NewJob> chunk = new ArrayList<>(jobs.subList(from, Math.min(jobs.size(), from + BATCH_CHUNK)));
             int created = publishChunk(queue, chunk, generated, from);
             chunk.forEach(job -> ids.add(job.id()));
-            observer.published(queue.value(), created);
+            events.published(queue.value(), created);
         }
         return ids;
     }

@@ -7,9 +7,8 @@ import java.util.List;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
-import dev.delayjobs.core.DelayQueueObserver;
 import dev.delayjobs.core.DurationText;
-import dev.delayjobs.core.JobTracing;
+import dev.delayjobs.core.JobEvents;
 import dev.delayjobs.core.PayloadCodec;
 import dev.delayjobs.partition.QueueLayout;
 import dev.delayjobs.partition.QueueLayouts;
@@ -38,9 +37,8 @@ public final class ListenerContainer {
     private final QueueWatchdog watchdog;
     private final PayloadCodec codec;
     private final Duration shutdownTimeout;
-    private final DelayQueueObserver observer;
+    private final JobEvents events;
     private final WorkerThreads workerThreads;
-    private final JobTracing tracing;
     private final QueueControls controls;
 
     private final Object lifecycle = new Object();
@@ -49,17 +47,16 @@ public final class ListenerContainer {
     private List<PartitionConsumer> consumers = List.of();
 
     ListenerContainer(HandlerEndpoint endpoint, RedisJobStore store, QueueLayouts layouts, QueueWatchdog watchdog,
-            PayloadCodec codec, Duration shutdownTimeout, DelayQueueObserver observer, WorkerThreads workerThreads,
-            JobTracing tracing, QueueControls controls) {
+            PayloadCodec codec, Duration shutdownTimeout, JobEvents events, WorkerThreads workerThreads,
+            QueueControls controls) {
         this.endpoint = endpoint;
         this.store = store;
         this.layouts = layouts;
         this.watchdog = watchdog;
         this.codec = codec;
         this.shutdownTimeout = shutdownTimeout;
-        this.observer = observer;
+        this.events = events;
         this.workerThreads = workerThreads;
-        this.tracing = tracing;
         this.controls = controls;
     }
 
@@ -97,7 +94,7 @@ public final class ListenerContainer {
             }
             QueueLayout layout = layouts.declare(endpoint.queueName());
             store.registerQueue(queue());
-            observer.consuming(queue());
+            events.consuming(queue());
             QueueSlots slots = new QueueSlots(endpoint.settings().concurrency(), layout.size());
             PendingAcks pendingAcks = new PendingAcks(); // one cap for the queue, whatever its partitions
             List<PartitionConsumer> started = new ArrayList<>();
@@ -105,7 +102,7 @@ public final class ListenerContainer {
             try {
                 for (Partition partition : layout.all()) {
                     PartitionConsumer consumer = new PartitionConsumer(partition, endpoint, store.partition(partition), watchdog,
-                            controls, codec, observer, tracing, workerThreads, slots, pendingAcks, () -> !running);
+                            controls, codec, events, workerThreads, slots, pendingAcks, () -> !running);
                     // listed before it starts: a start that fails half-way is stopped with the others
                     started.add(consumer);
                     consumer.start();

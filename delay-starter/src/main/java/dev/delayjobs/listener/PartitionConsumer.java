@@ -7,8 +7,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import dev.delayjobs.queue.Partition;
-import dev.delayjobs.core.DelayQueueObserver;
-import dev.delayjobs.core.JobTracing;
+import dev.delayjobs.core.JobEvents;
 import dev.delayjobs.core.PayloadCodec;
 import dev.delayjobs.redis.QueueControls;
 import dev.delayjobs.store.PartitionStore;
@@ -39,7 +38,7 @@ final class PartitionConsumer {
 
     /** Builds the parts; nothing runs, and Redis is not called, until {@link #start}. */
     PartitionConsumer(Partition partition, HandlerEndpoint endpoint, PartitionStore store, QueueWatchdog watchdog,
-            QueueControls controls, PayloadCodec codec, DelayQueueObserver observer, JobTracing tracing,
+            QueueControls controls, PayloadCodec codec, JobEvents events,
             WorkerThreads workerThreads, QueueSlots queueSlots, PendingAcks pendingAcks, BooleanSupplier stopping) {
         this.partition = partition;
         this.store = store;
@@ -50,8 +49,8 @@ final class PartitionConsumer {
         slots = queueSlots.partition(pace.most());
         acks = new AckBatcher(store, watchdog.instanceId(), pendingAcks, slots::acked, lost -> lost.forEach(slots::lost),
                 workerThreads);
-        OutcomeRecorder outcomes = new OutcomeRecorder(endpoint, store, watchdog.instanceId(), slots, stopping);
-        runner = new JobRunner(endpoint, codec, tracing, observer, outcomes, acks, slots, queueSlots.share(), workerThreads,
+        OutcomeRecorder outcomes = new OutcomeRecorder(endpoint, store, watchdog.instanceId(), slots, stopping, events);
+        runner = new JobRunner(endpoint, codec, events, outcomes, acks, slots, queueSlots.share(), workerThreads,
                 new StartMarks(store), pace);
         claimer = new Claimer(endpoint, partition, store, watchdog.instanceId(), watchdog.settings().heartbeatLease(), gate,
                 runner, slots, pace, workerThreads);

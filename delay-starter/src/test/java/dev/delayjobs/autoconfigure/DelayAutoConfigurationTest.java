@@ -26,7 +26,6 @@ import org.springframework.context.annotation.Configuration;
 
 import dev.delayjobs.DelayPublisher;
 import dev.delayjobs.JobInfo;
-import dev.delayjobs.core.DelayQueueObserver;
 import dev.delayjobs.core.PayloadCodec;
 import dev.delayjobs.core.PublishDeferral;
 import dev.delayjobs.core.RedisDelayPublisher;
@@ -470,8 +469,7 @@ class DelayAutoConfigurationTest {
 
         @Bean
         DelayPublisher userPublisher(RedisJobStore store, dev.delayjobs.partition.PartitionedQueues queues, PayloadCodec codec) {
-            return new RedisDelayPublisher(store, queues, codec, DelayQueueObserver.NONE, PublishDeferral.NONE, false,
-                    dev.delayjobs.core.JobTracing.NONE);
+            return new RedisDelayPublisher(store, queues, codec, dev.delayjobs.core.JobEvents.NONE, PublishDeferral.NONE, false);
         }
     }
 
@@ -481,8 +479,8 @@ class DelayAutoConfigurationTest {
         @Bean
         ListenerContainerRegistry userRegistry(RedisJobStore store, dev.delayjobs.partition.QueueLayouts layouts,
                 dev.delayjobs.redis.QueueControls controls, QueueWatchdog watchdog, PayloadCodec codec) {
-            return new ListenerContainerRegistry(store, layouts, controls, watchdog, codec, Duration.ofSeconds(3), DelayQueueObserver.NONE,
-                    dev.delayjobs.threads.WorkerThreads.PLATFORM, dev.delayjobs.core.JobTracing.NONE);
+            return new ListenerContainerRegistry(store, layouts, controls, watchdog, codec, Duration.ofSeconds(3),
+                    dev.delayjobs.core.JobEvents.NONE, dev.delayjobs.threads.WorkerThreads.PLATFORM);
         }
     }
 

@@ -15,8 +15,7 @@ import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import dev.delayjobs.core.DelayQueueObserver;
-import dev.delayjobs.core.JobTracing;
+import dev.delayjobs.core.JobEvents;
 import dev.delayjobs.core.PayloadCodec;
 import dev.delayjobs.threads.WorkerThreads;
 import dev.delayjobs.queue.QueueName;
@@ -156,8 +155,8 @@ class ClaimerRunnerTest {
             PrefetchPace pace = PrefetchPace.fixed(settings.prefetch());
             slots = queue.partition(pace.most());
             acks = new AckBatcher(store, "i1", new PendingAcks(), slots::acked, lost -> lost.forEach(slots::lost));
-            OutcomeRecorder outcomes = new OutcomeRecorder(endpoint, store, "i1", slots, () -> false);
-            runner = new JobRunner(endpoint, codec, JobTracing.NONE, DelayQueueObserver.NONE, outcomes, acks, slots,
+            OutcomeRecorder outcomes = new OutcomeRecorder(endpoint, store, "i1", slots, () -> false, JobEvents.NONE);
+            runner = new JobRunner(endpoint, codec, JobEvents.NONE, outcomes, acks, slots,
                     queue.share(), WorkerThreads.PLATFORM, new StartMarks(store), pace);
             claimer = new Claimer(endpoint, partition, store, "i1", Duration.ofSeconds(30), new ClaimGate(partition, null),
                     runner, slots, pace, WorkerThreads.PLATFORM);

@@ -11,8 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.delayjobs.DelayedHandler;
-import dev.delayjobs.core.DelayQueueObserver;
-import dev.delayjobs.core.JobTracing;
+import dev.delayjobs.core.JobEvents;
 import dev.delayjobs.core.PayloadCodec;
 import dev.delayjobs.redis.QueueControls;
 import dev.delayjobs.redis.RedisJobStore;
@@ -48,8 +47,8 @@ class PartitionConsumerStartTest {
                 String.class, false);
 
         PartitionConsumer consumer = new PartitionConsumer(QueueName.of("built-idle").whole(),
-                endpoint, store.partition(whole("built-idle")), watchdog, app.context().getBean(QueueControls.class), codec, DelayQueueObserver.NONE,
-                JobTracing.NONE, WorkerThreads.PLATFORM, new QueueSlots(1, 1), new PendingAcks(), () -> false);
+                endpoint, store.partition(whole("built-idle")), watchdog, app.context().getBean(QueueControls.class), codec,
+                JobEvents.NONE, WorkerThreads.PLATFORM, new QueueSlots(1, 1), new PendingAcks(), () -> false);
         assertThat(threadsOf("built-idle")).as("threads once built").isEmpty();
         assertThat(store.stats("built-idle").instances()).as("consumers in Redis once built").isEmpty();
 
