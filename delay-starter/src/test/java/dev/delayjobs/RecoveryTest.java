@@ -3,6 +3,7 @@ package dev.delayjobs;
 import static dev.delayjobs.test.ClaimRequests.request;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static dev.delayjobs.test.TestPartitions.whole;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -180,10 +181,10 @@ class RecoveryTest {
             for (int i = 1; i <= 5; i++) {
                 store.publish("work", List.of(new NewJob("job-" + i, true, 0, false, "{\"n\":" + i + "}")));
             }
-            List<String> held = store.partition("work").claim(request("pod-0", 3, Duration.ofSeconds(20), 1)).jobs().stream()
+            List<String> held = store.partition(whole("work")).claim(request("pod-0", 3, Duration.ofSeconds(20), 1)).jobs().stream()
                     .map(StoredJob::id).toList();
             for (int epoch = 2; epoch <= 4; epoch++) {
-                store.partition("work").releaseAllBut("pod-0", held, epoch);
+                store.partition(whole("work")).releaseAllBut("pod-0", held, epoch);
             }
 
             // its successor under the same id: heartbeats keep pod-0's lease alive, so only a

@@ -28,6 +28,7 @@ import dev.delayjobs.bridge.BridgedQueues;
 import dev.delayjobs.bridge.BridgingDelayPublisher;
 import dev.delayjobs.control.RedisDelayQueueControl;
 import dev.delayjobs.core.DelayQueueObserver;
+import dev.delayjobs.core.JobEvents;
 import dev.delayjobs.core.JobTracing;
 import dev.delayjobs.core.PayloadCodec;
 import dev.delayjobs.core.PublishDeferral;
@@ -186,8 +187,8 @@ public final class DelayAutoConfiguration {
             ObjectProvider<BridgedQueues> bridged) {
         PublishDeferral publishDeferral = deferral.getIfAvailable(() -> PublishDeferral.NONE);
         boolean afterCommit = properties.getPublisher().isAfterCommit();
-        RedisDelayPublisher publisher = new RedisDelayPublisher(store, partitioned, codec, observer(observers), publishDeferral,
-                afterCommit, tracing.getIfAvailable(() -> JobTracing.NONE));
+        RedisDelayPublisher publisher = new RedisDelayPublisher(store, partitioned, codec, events(observers, tracing),
+                publishDeferral, afterCommit);
         BridgedQueues queues = bridged.getIfAvailable();
         return queues == null ? publisher
                 : new BridgingDelayPublisher(publisher, queues, store.redissonQueues(), publishDeferral, afterCommit);
@@ -212,8 +213,8 @@ public final class DelayAutoConfiguration {
                 blocking = bridging.nativePublisher();
             }
             RedisDelayPublisher shared = blocking instanceof RedisDelayPublisher own ? own
-                    : new RedisDelayPublisher(store, partitioned, codec, observer(observers), PublishDeferral.NONE,
-                            properties.getPublisher().isAfterCommit(), tracing.getIfAvailable(() -> JobTracing.NONE));
+                    : new RedisDelayPublisher(store, partitioned, codec, events(observers, tracing), PublishDeferral.NONE,
+                            properties.getPublisher().isAfterCommit());
             BridgedQueues queues = bridged.getIfAvailable();
             return new RedisReactiveDelayPublisher(shared, deferral.getIfAvailable(() -> RedisReactiveDelayPublisher.CommitDeferral.NONE),
                     queues == null ? (queue, what) -> { } : (queue, what) -> queues.refuseIfOffered(queue, what + " through the reactive publisher"));
@@ -290,12 +291,12 @@ public final class DelayAutoConfiguration {
             QueueWatchdog watchdog,
             PayloadCodec codec, ConfiguredSettings settings, ObjectProvider<DelayQueueObserver> observers,
             WorkerThreads threads, ObjectProvider<JobTracing> tracing, ObjectProvider<DelayContainerCustomizer> customizers) {
-        return new ListenerContainerRegistry(store, layouts, controls, watchdog, codec, settings.shutdownTimeout(), observer(observers), threads,
-                tracing.getIfAvailable(() -> JobTracing.NONE), () -> customizers.orderedStream().toList());
+        return new ListenerContainerRegistry(store, layouts, controls, watchdog, codec, settings.shutdownTimeout(),
+                events(observers, tracing), threads, () -> customizers.orderedStream().toList());
     }
 
-    /** All observers in the context (the metrics, and any of the application's) as one. */
-    private static DelayQueueObserver observer(ObjectProvider<DelayQueueObserver> observers) {
-        return DelayQueueObserver.of(observers.orderedStream().toList());
+    /** The one channel of the publisher and the consumers: all observers in the context (the metrics, and any of the application's) as one, and the tracing. */
+    private static JobEvents events(ObjectProvider<DelayQueueObserver> observers, ObjectProvider<JobTracing> tracing) {
+        return new JobEvents(DelayQueueObserver.of(observers.orderedStream().toList()), tracing.getIfAvailable(() -> JobTracing.NONE));
     }
 }

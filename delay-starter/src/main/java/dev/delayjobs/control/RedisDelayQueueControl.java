@@ -36,7 +36,7 @@ public final class RedisDelayQueueControl implements DelayQueueControl {
         QueueName name = QueueName.of(queue);
         // a queue paused before its first publish or consumer is shown by the endpoint all the same
         store.registerQueue(name.value());
-        boolean paused = queues.onEveryPartition(name, partition -> controls.pause(partition.name(), false)).contains(true);
+        boolean paused = queues.onEveryPartition(name, partition -> controls.pause(partition, false)).contains(true);
         if (paused) {
             logger.info("Queue '" + name + "' paused: no instance claims its jobs until it is resumed");
         }
@@ -46,7 +46,7 @@ public final class RedisDelayQueueControl implements DelayQueueControl {
     @Override
     public boolean resume(String queue) {
         QueueName name = QueueName.of(queue);
-        boolean resumed = queues.onEveryPartition(name, partition -> controls.resume(partition.name())).contains(true);
+        boolean resumed = queues.onEveryPartition(name, partition -> controls.resume(partition)).contains(true);
         if (resumed) {
             logger.info("Queue '" + name + "' resumed");
         }
@@ -64,7 +64,7 @@ public final class RedisDelayQueueControl implements DelayQueueControl {
         }
         store.registerQueue(name.value());
         PartitionedQueues.onEveryPartition(layout, partition -> {
-            controls.setRateLimit(partition.name(), limit);
+            controls.setRateLimit(partition, limit);
             return null;
         });
         logger.info(limit == null ? "Queue '" + name + "': runtime rate limit cleared (each instance applies its configured one)"
@@ -74,6 +74,6 @@ public final class RedisDelayQueueControl implements DelayQueueControl {
     @Override
     public QueueControlState state(String queue) {
         // set on every partition at once: the first one's stands for the queue
-        return controls.state(queues.layout(QueueName.of(queue)).all().get(0).name());
+        return controls.state(queues.layout(QueueName.of(queue)).all().get(0));
     }
 }

@@ -38,19 +38,19 @@ public final class RedisDelayPublisher implements DelayPublisher {
     private final PayloadCodec codec;
     private final PublishDeferral deferral;
     private final boolean afterCommitByDefault;
-    private final JobTracing tracing;
+    private final JobEvents events;
 
     /**
+     * @param events traces each publish call (giving the headers its jobs carry) and tells the observers what was stored
      * @param deferral where publishes that wait for a transaction's commit go
      * @param afterCommitByDefault whether a request that does not choose waits for the commit
-     * @param tracing observes each publish call and gives the headers its jobs carry
      */
-    public RedisDelayPublisher(RedisJobStore store, PartitionedQueues queues, PayloadCodec codec, DelayQueueObserver observer,
-            PublishDeferral deferral, boolean afterCommitByDefault, JobTracing tracing) {
-        this.tracing = tracing;
+    public RedisDelayPublisher(RedisJobStore store, PartitionedQueues queues, PayloadCodec codec, JobEvents events,
+            PublishDeferral deferral, boolean afterCommitByDefault) {
+        this.events = events;
         this.store = store;
         this.queues = queues;
-        this.routed = new RoutedPublish(queues, new PublishCoalescer(store), observer);
+        this.routed = new RoutedPublish(queues, new PublishCoalescer(store), events);
         this.codec = codec;
         this.deferral = deferral;
         this.afterCommitByDefault = afterCommitByDefault;
@@ -88,7 +88,7 @@ public final class RedisDelayPublisher implements DelayPublisher {
             return List.of();
         }
         store.registerQueue(checked.queue.value());
-        return tracing.publish(queue, checked.jobs.size(), headers -> storeNowOrAfterCommit(checked.carrying(headers)));
+        return events.publish(queue, checked.jobs.size(), headers -> storeNowOrAfterCommit(checked.carrying(headers)));
     }
 
     /**
@@ -101,7 +101,7 @@ public final class RedisDelayPublisher implements DelayPublisher {
         if (checked.jobs.isEmpty()) {
             return CompletableFuture.completedFuture(List.of());
         }
-        return tracing.publishAsync(queue, checked.jobs.size(), headers -> store.registerQueueAsync(checked.queue.value())
+        return events.publishAsync(queue, checked.jobs.size(), headers -> store.registerQueueAsync(checked.queue.value())
                 .thenCompose(registered -> storeNowOrAfterCommitAsync(checked.carrying(headers), deferral)));
     }
 

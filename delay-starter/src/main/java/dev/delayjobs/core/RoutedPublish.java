@@ -33,12 +33,12 @@ final class RoutedPublish {
 
     private final PartitionedQueues queues;
     private final PublishCoalescer coalescer;
-    private final DelayQueueObserver observer;
+    private final JobEvents events;
 
-    RoutedPublish(PartitionedQueues queues, PublishCoalescer coalescer, DelayQueueObserver observer) {
+    RoutedPublish(PartitionedQueues queues, PublishCoalescer coalescer, JobEvents events) {
         this.queues = queues;
         this.coalescer = coalescer;
-        this.observer = observer;
+        this.events = events;
     }
 
     /**
@@ -81,7 +81,7 @@ final class RoutedPublish {
 
     private void stored(QueueName queue, List<NewJob> chunk, int created, List<String> ids) {
         chunk.forEach(job -> ids.add(job.id()));
-        observer.published(queue.value(), created);
+        events.published(queue.value(), created);
     }
 
     /**

@@ -5,6 +5,7 @@ import java.time.Duration;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import dev.delayjobs.queue.Partition;
 import dev.delayjobs.redis.ChannelSubscription;
 import dev.delayjobs.store.Claim;
 import dev.delayjobs.redis.QueueControls;
@@ -20,26 +21,26 @@ final class ClaimGate implements AutoCloseable {
     private static final Log logger = LogFactory.getLog(ClaimGate.class);
     private static final long RECHECK_MILLIS = 1000;
 
-    private final ConsumedPartition partition;
+    private final Partition partition;
     private final QueueControls controls;
     private final Object changed = new Object();
     private long changes;
     private boolean pausedSeen;
     private ChannelSubscription subscription;
 
-    ClaimGate(ConsumedPartition partition, QueueControls controls) {
+    ClaimGate(Partition partition, QueueControls controls) {
         this.partition = partition;
         this.controls = controls;
     }
 
     /** Listens for control changes; with {@code pauseFirst}, pauses a queue never paused nor resumed. */
     void open(boolean pauseFirst) {
-        if (pauseFirst && controls.pause(partition.name(), true)) {
+        if (pauseFirst && controls.pause(partition, true)) {
             logger.info(partition.describe() + " paused on startup (delay.queues." + partition.queue() + ".paused-on-startup): "
                     + "no instance consumes it until it is resumed");
         }
         try {
-            subscription = controls.subscribe(partition.name(), this::signal);
+            subscription = controls.subscribe(partition, this::signal);
         }
         catch (RuntimeException ex) {
             // the once-a-second check still ends a pause; only its promptness is lost

@@ -7,6 +7,7 @@ import java.util.List;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import dev.delayjobs.queue.Partition;
 import dev.delayjobs.store.Claim;
 import dev.delayjobs.store.ClaimRequest;
 import dev.delayjobs.store.PartitionStore;
@@ -41,13 +42,13 @@ final class Claimer {
     private static final Duration AWAIT_READY = Duration.ofSeconds(1);
 
     private final HandlerEndpoint endpoint;
-    private final ConsumedPartition partition;
+    private final Partition partition;
     private final PartitionStore store;
     private final String instance;
     private final Duration lease;
     private final ClaimGate gate;
     private final JobRunner runner;
-    private final QueueSlots.Partition slots;
+    private final PartitionSlots slots;
     /** How many jobs the buffer should hold. */
     private final PrefetchPace pace;
     private final Thread thread;
@@ -64,8 +65,8 @@ final class Claimer {
      * @param instance the consumer instance id the claims are made for
      * @param lease the instance's heartbeat lease: what it holds unseen is handed back once per lease
      */
-    Claimer(HandlerEndpoint endpoint, ConsumedPartition partition, PartitionStore store, String instance, Duration lease,
-            ClaimGate gate, JobRunner runner, QueueSlots.Partition slots, PrefetchPace pace, WorkerThreads threads) {
+    Claimer(HandlerEndpoint endpoint, Partition partition, PartitionStore store, String instance, Duration lease,
+            ClaimGate gate, JobRunner runner, PartitionSlots slots, PrefetchPace pace, WorkerThreads threads) {
         this.endpoint = endpoint;
         this.partition = partition;
         this.store = store;

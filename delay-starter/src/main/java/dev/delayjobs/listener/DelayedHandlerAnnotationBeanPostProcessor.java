@@ -27,7 +27,7 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
 import dev.delayjobs.DelayedHandler;
 import dev.delayjobs.DelayedJob;
 import dev.delayjobs.JobFailurePolicy;
-import dev.delayjobs.core.JobArguments;
+import dev.delayjobs.queue.QueueName;
 import dev.delayjobs.core.PayloadCodec;
 import tools.jackson.databind.JavaType;
 
@@ -96,14 +96,14 @@ public final class DelayedHandlerAnnotationBeanPostProcessor
     /** @param policy the context's failure policy; null for the queue's backoff, and no exception class not retried */
     private HandlerEndpoint endpoint(Found f, QueueSettings.Source source, PayloadCodec codec, JobFailurePolicy policy) {
         String where = HandlerEndpoint.describe(f.beanName, f.method);
-        String queue;
+        QueueName queue;
         try {
-            queue = JobArguments.queue(resolve("queue", f.annotation.queue()));
+            queue = QueueName.of(resolve("queue", f.annotation.queue()));
         }
         catch (IllegalArgumentException ex) {
             throw new BeanInitializationException("@DelayedHandler on " + where + ": " + ex.getMessage(), ex);
         }
-        QueueSettings settings = source.forQueue(queue);
+        QueueSettings settings = source.forQueue(queue.value());
         try {
             settings = apply(settings, "concurrency", f.annotation.concurrency(), Integer::parseInt,
                     QueueSettings::withConcurrency);

@@ -6,7 +6,7 @@ import dev.delayjobs.store.StoredJob;
 
 /**
  * One claimed job, handed to a worker at once or after it waited in its partition's buffer
- * ({@link QueueSlots.Partition}). Its
+ * ({@link PartitionSlots}). Its
  * outcome is recorded once: by the worker when the handler returns or throws, or by the handler
  * timeout, whichever settles it first.
  */

@@ -11,6 +11,7 @@ import org.springframework.util.ReflectionUtils;
 import dev.delayjobs.DelayedJob;
 import dev.delayjobs.JobFailurePolicy;
 import dev.delayjobs.payload.PayloadVersions;
+import dev.delayjobs.queue.QueueName;
 import dev.delayjobs.store.StoredJob;
 import tools.jackson.databind.JavaType;
 
@@ -23,7 +24,7 @@ final class HandlerEndpoint {
     private final String beanName;
     private final Object bean;
     private final Method method;
-    private final String queue;
+    private final QueueName queue;
     private final QueueSettings settings;
     private final JavaType payloadType;
     private final Type declaredPayloadType;
@@ -32,13 +33,13 @@ final class HandlerEndpoint {
     /** A Kotlin {@code suspend fun}: called through {@link SuspendingHandler}. */
     private final boolean suspending;
 
-    HandlerEndpoint(String beanName, Object bean, Method method, String queue, QueueSettings settings,
+    HandlerEndpoint(String beanName, Object bean, Method method, QueueName queue, QueueSettings settings,
             JavaType payloadType, Type declaredPayloadType, boolean wantsJob) {
         this(beanName, bean, method, queue, settings, payloadType, declaredPayloadType, wantsJob,
                 new ConfiguredFailurePolicy(q -> settings.backoff(), q -> List.of()));
     }
 
-    HandlerEndpoint(String beanName, Object bean, Method method, String queue, QueueSettings settings,
+    HandlerEndpoint(String beanName, Object bean, Method method, QueueName queue, QueueSettings settings,
             JavaType payloadType, Type declaredPayloadType, boolean wantsJob, JobFailurePolicy failurePolicy) {
         this.failurePolicy = failurePolicy;
         this.declaredPayloadType = declaredPayloadType;
@@ -54,6 +55,11 @@ final class HandlerEndpoint {
     }
 
     String queue() {
+        return queue.value();
+    }
+
+    /** The queue's name, checked where the annotation was read. */
+    QueueName queueName() {
         return queue;
     }
 
@@ -100,7 +106,7 @@ final class HandlerEndpoint {
      * comes out unwrapped.
      */
     void invoke(StoredJob job, Object payload) throws Throwable {
-        Object argument = wantsJob ? new DelayedJob<>(queue, job.id(), payload, job.attempts(),
+        Object argument = wantsJob ? new DelayedJob<>(queue.value(), job.id(), payload, job.attempts(),
                 Instant.ofEpochMilli(job.dueAt()), Instant.ofEpochMilli(job.publishedAt()),
                 PayloadVersions.stored(job.headers())) : payload;
         if (suspending) {

@@ -10,12 +10,9 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
-
 import dev.delayjobs.core.DelayQueueObserver;
 import dev.delayjobs.core.DurationText;
-import dev.delayjobs.core.JobTracing;
+import dev.delayjobs.core.JobEvents;
 import dev.delayjobs.core.PayloadCodec;
 import dev.delayjobs.payload.PayloadVersions;
 import dev.delayjobs.store.StoredJob;
@@ -34,16 +31,13 @@ import dev.delayjobs.threads.WorkerThreads;
  */
 final class JobRunner {
 
-    /** The container's log category, which applications already configure. */
-    private static final Log logger = LogFactory.getLog(ListenerContainer.class);
-
     private final HandlerEndpoint endpoint;
     private final PayloadCodec codec;
-    private final JobTracing tracing;
-    private final DelayQueueObserver observer;
+    /** Told of each start, handler call and outcome: metrics, tracing and the log lines. */
+    private final JobEvents events;
     private final OutcomeRecorder outcomes;
     private final AckBatcher acks;
-    private final QueueSlots.Partition slots;
+    private final PartitionSlots slots;
     private final StartMarks marks;
     /** Counts the starts, which an adaptive prefetch follows. */
     private final PrefetchPace pace;
@@ -57,13 +51,11 @@ final class JobRunner {
     /** Handler threads still running after their timeout settled the job. */
     private final AtomicInteger abandoned = new AtomicInteger();
 
-    JobRunner(HandlerEndpoint endpoint, PayloadCodec codec, JobTracing tracing, DelayQueueObserver observer,
-            OutcomeRecorder outcomes, AckBatcher acks, QueueSlots.Partition slots, int share, WorkerThreads workerThreads,
+    JobRunner(HandlerEndpoint endpoint, PayloadCodec codec, JobEvents events, OutcomeRecorder outcomes, AckBatcher acks, PartitionSlots slots, int share, WorkerThreads workerThreads,
             StartMarks marks, PrefetchPace pace) {
         this.endpoint = endpoint;
         this.codec = codec;
-        this.tracing = tracing;
-        this.observer = observer;
+        this.events = events;
         this.outcomes = outcomes;
         this.acks = acks;
         this.slots = slots;
@@ -170,7 +162,7 @@ final class JobRunner {
     private boolean handle(Execution execution) {
         StoredJob job = execution.job;
         long started = System.nanoTime();
-        observer.started(queue(), Duration.ofMillis(Math.max(0, execution.claimServerNow - job.dueAt()))
+        events.started(queue(), job, Duration.ofMillis(Math.max(0, execution.claimServerNow - job.dueAt()))
                 .plusNanos(started - execution.claimedAt));
         Object payload;
         try {
@@ -180,8 +172,8 @@ final class JobRunner {
             // a JacksonException, or whatever a custom deserializer throws: reading again would fail again
             String error = OutcomeRecorder.errorText("payload cannot be read as " + endpoint.payloadType().toCanonical()
                     + ": " + PayloadCodec.whyUnreadable(ex));
-            logger.error("Queue '" + queue() + "': job '" + job.id() + "' moves to the dead set: " + error);
-            observer.finished(queue(), outcomes.bury(execution, error), Duration.ofNanos(System.nanoTime() - started));
+            events.unreadable(queue(), job, error);
+            events.finished(queue(), outcomes.bury(execution, error), Duration.ofNanos(System.nanoTime() - started));
             return true;
         }
         Duration timeout = endpoint.settings().handlerTimeout();
@@ -198,7 +190,7 @@ final class JobRunner {
         Throwable failure = null;
         Object argument = payload;
         try {
-            tracing.handle(queue(), job.id(), job.attempts(), job.headers(), () -> endpoint.invoke(job, argument));
+            events.handle(queue(), job, () -> endpoint.invoke(job, argument));
         }
         catch (Throwable ex) {
             failure = ex;
@@ -207,23 +199,20 @@ final class JobRunner {
             // the timeout won: it counted the attempt as failed and freed the worker, or kept
             // the worker for this thread to take back now (too many threads abandoned)
             Thread.interrupted(); // its interrupt was meant for this call only
-            if (logger.isDebugEnabled()) {
-                logger.debug("Queue '" + queue() + "': the handler of job '" + job.id() + "' returned after its "
-                        + "timeout; what it did is not recorded (the attempt already counts as failed)");
-            }
+            events.returnedAfterTimeout(queue(), job);
             return false;
         }
         if (failure != null) {
             DelayQueueObserver.Outcome outcome = outcomes.failed(execution, failure);
             if (outcome != null) {
-                observer.finished(queue(), outcome, Duration.ofNanos(System.nanoTime() - started));
+                events.finished(queue(), outcome, Duration.ofNanos(System.nanoTime() - started));
             }
             return true;
         }
         // the job stays held until the acker recorded its ack; acks of several workers share a call
         acks.add(job);
         execution.ackQueued();
-        observer.finished(queue(), DelayQueueObserver.Outcome.COMPLETED, Duration.ofNanos(System.nanoTime() - started));
+        events.finished(queue(), DelayQueueObserver.Outcome.COMPLETED, Duration.ofNanos(System.nanoTime() - started));
         return true;
     }
 
@@ -248,7 +237,7 @@ final class JobRunner {
             Execution next = null;
             try {
                 DelayQueueObserver.Outcome outcome = outcomes.timedOut(execution, error);
-                observer.finished(queue(), outcome, Duration.ofNanos(System.nanoTime() - started));
+                events.finished(queue(), outcome, Duration.ofNanos(System.nanoTime() - started));
             }
             finally {
                 // with freeNow, this thread takes the worker over and goes on with the next job

@@ -7,12 +7,12 @@ import java.util.List;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
-import dev.delayjobs.core.DelayQueueObserver;
 import dev.delayjobs.core.DurationText;
-import dev.delayjobs.core.JobTracing;
+import dev.delayjobs.core.JobEvents;
 import dev.delayjobs.core.PayloadCodec;
 import dev.delayjobs.partition.QueueLayout;
 import dev.delayjobs.partition.QueueLayouts;
+import dev.delayjobs.queue.Partition;
 import dev.delayjobs.redis.QueueControls;
 import dev.delayjobs.redis.RedisJobStore;
 import dev.delayjobs.threads.WorkerThreads;
@@ -37,9 +37,8 @@ public final class ListenerContainer {
     private final QueueWatchdog watchdog;
     private final PayloadCodec codec;
     private final Duration shutdownTimeout;
-    private final DelayQueueObserver observer;
+    private final JobEvents events;
     private final WorkerThreads workerThreads;
-    private final JobTracing tracing;
     private final QueueControls controls;
 
     private final Object lifecycle = new Object();
@@ -48,17 +47,16 @@ public final class ListenerContainer {
     private List<PartitionConsumer> consumers = List.of();
 
     ListenerContainer(HandlerEndpoint endpoint, RedisJobStore store, QueueLayouts layouts, QueueWatchdog watchdog,
-            PayloadCodec codec, Duration shutdownTimeout, DelayQueueObserver observer, WorkerThreads workerThreads,
-            JobTracing tracing, QueueControls controls) {
+            PayloadCodec codec, Duration shutdownTimeout, JobEvents events, WorkerThreads workerThreads,
+            QueueControls controls) {
         this.endpoint = endpoint;
         this.store = store;
         this.layouts = layouts;
         this.watchdog = watchdog;
         this.codec = codec;
         this.shutdownTimeout = shutdownTimeout;
-        this.observer = observer;
+        this.events = events;
         this.workerThreads = workerThreads;
-        this.tracing = tracing;
         this.controls = controls;
     }
 
@@ -94,18 +92,17 @@ public final class ListenerContainer {
             if (running) {
                 return;
             }
-            QueueLayout layout = layouts.declare(queue());
+            QueueLayout layout = layouts.declare(endpoint.queueName());
             store.registerQueue(queue());
-            observer.consuming(queue());
+            events.consuming(queue());
             QueueSlots slots = new QueueSlots(endpoint.settings().concurrency(), layout.size());
             PendingAcks pendingAcks = new PendingAcks(); // one cap for the queue, whatever its partitions
             List<PartitionConsumer> started = new ArrayList<>();
             running = true;
             try {
-                for (int i = 0; i < layout.size(); i++) {
-                    PartitionConsumer consumer = new PartitionConsumer(new ConsumedPartition(queue(),
-                            layout.partitions().get(i), i, layout.size()), endpoint, store.partition(layout.partitions().get(i)), watchdog, controls, codec,
-                            observer, tracing, workerThreads, slots, pendingAcks, () -> !running);
+                for (Partition partition : layout.all()) {
+                    PartitionConsumer consumer = new PartitionConsumer(partition, endpoint, store.partition(partition), watchdog,
+                            controls, codec, events, workerThreads, slots, pendingAcks, () -> !running);
                     // listed before it starts: a start that fails half-way is stopped with the others
                     started.add(consumer);
                     consumer.start();

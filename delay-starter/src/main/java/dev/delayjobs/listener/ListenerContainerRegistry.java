@@ -16,9 +16,8 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.context.SmartLifecycle;
 
 import dev.delayjobs.DelayContainerCustomizer;
-import dev.delayjobs.core.DelayQueueObserver;
+import dev.delayjobs.core.JobEvents;
 import dev.delayjobs.core.DurationText;
-import dev.delayjobs.core.JobTracing;
 import dev.delayjobs.core.PayloadCodec;
 import dev.delayjobs.partition.QueueLayouts;
 import dev.delayjobs.redis.QueueControls;
@@ -43,9 +42,8 @@ public final class ListenerContainerRegistry implements SmartLifecycle, SmartIni
     private final QueueWatchdog watchdog;
     private final PayloadCodec codec;
     private final Duration shutdownTimeout;
-    private final DelayQueueObserver observer;
+    private final JobEvents events;
     private final WorkerThreads workerThreads;
-    private final JobTracing tracing;
     /** The customizers in order, read once every singleton exists (they may depend on any bean). */
     private final Supplier<List<DelayContainerCustomizer>> customizers;
     private List<DelayContainerCustomizer> resolvedCustomizers;
@@ -53,9 +51,8 @@ public final class ListenerContainerRegistry implements SmartLifecycle, SmartIni
     private volatile boolean running;
 
     public ListenerContainerRegistry(RedisJobStore store, QueueLayouts layouts, QueueControls controls, QueueWatchdog watchdog,
-            PayloadCodec codec, Duration shutdownTimeout, DelayQueueObserver observer, WorkerThreads workerThreads,
-            JobTracing tracing) {
-        this(store, layouts, controls, watchdog, codec, shutdownTimeout, observer, workerThreads, tracing, List::of);
+            PayloadCodec codec, Duration shutdownTimeout, JobEvents events, WorkerThreads workerThreads) {
+        this(store, layouts, controls, watchdog, codec, shutdownTimeout, events, workerThreads, List::of);
     }
 
     /**
@@ -63,18 +60,17 @@ public final class ListenerContainerRegistry implements SmartLifecycle, SmartIni
      * registered so far once every singleton exists, and to later ones when they register.
      */
     public ListenerContainerRegistry(RedisJobStore store, QueueLayouts layouts, QueueControls controls, QueueWatchdog watchdog,
-            PayloadCodec codec, Duration shutdownTimeout, DelayQueueObserver observer, WorkerThreads workerThreads,
-            JobTracing tracing, Supplier<List<DelayContainerCustomizer>> customizers) {
+            PayloadCodec codec, Duration shutdownTimeout, JobEvents events, WorkerThreads workerThreads,
+            Supplier<List<DelayContainerCustomizer>> customizers) {
         this.customizers = customizers;
         this.layouts = layouts;
         this.controls = controls;
         this.workerThreads = workerThreads;
-        this.tracing = tracing;
         this.store = store;
         this.watchdog = watchdog;
         this.codec = codec;
         this.shutdownTimeout = shutdownTimeout;
-        this.observer = observer;
+        this.events = events;
     }
 
     synchronized void register(HandlerEndpoint endpoint) {
@@ -110,8 +106,8 @@ public final class ListenerContainerRegistry implements SmartLifecycle, SmartIni
             built = endpoint.withSettings(customized.settings());
             timeout = customized.shutdownTimeout();
         }
-        return new Registered(built, new ListenerContainer(built, store, layouts, watchdog, codec, timeout, observer, workerThreads,
-                tracing, controls));
+        return new Registered(built, new ListenerContainer(built, store, layouts, watchdog, codec, timeout, events, workerThreads,
+                controls));
     }
 
     /** The containers, in registration order. */

@@ -5,14 +5,13 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
 
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.springframework.util.backoff.BackOff;
 import org.springframework.util.backoff.BackOffExecution;
 
 import dev.delayjobs.NonRetryableJobException;
 import dev.delayjobs.core.DelayQueueObserver;
 import dev.delayjobs.core.ErrorText;
+import dev.delayjobs.core.JobEvents;
 import dev.delayjobs.store.PartitionStore;
 import dev.delayjobs.store.StoredJob;
 
@@ -23,21 +22,21 @@ import dev.delayjobs.store.StoredJob;
  */
 final class OutcomeRecorder {
 
-    /** The container's log category, which applications already configure. */
-    private static final Log logger = LogFactory.getLog(ListenerContainer.class);
-
     /** Most {@code nextBackOff()} calls for one failure: the delay of attempt 10,000 stands for later ones. */
     static final int MOST_BACKOFF_STEPS = 10_000;
 
     private final HandlerEndpoint endpoint;
     private final PartitionStore store;
     private final String instanceId;
-    private final QueueSlots.Partition slots;
+    private final PartitionSlots slots;
     private final BooleanSupplier stopping;
+    /** Where the outcomes are logged. */
+    private final JobEvents events;
 
     /** @param store the partition whose jobs these are (the queue itself when it is not partitioned) */
-    OutcomeRecorder(HandlerEndpoint endpoint, PartitionStore store, String instanceId, QueueSlots.Partition slots,
-            BooleanSupplier stopping) {
+    OutcomeRecorder(HandlerEndpoint endpoint, PartitionStore store, String instanceId, PartitionSlots slots,
+            BooleanSupplier stopping, JobEvents events) {
+        this.events = events;
         this.endpoint = endpoint;
         this.store = store;
         this.instanceId = instanceId;
@@ -51,11 +50,11 @@ final class OutcomeRecorder {
         if (execution.interruptedByShutdown()) {
             // interrupted by stop(), not failed: stop() hands the job back without counting a failure.
             // Not told by the thread's interrupt flag: InterruptedException clears it.
-            logger.info("Queue '" + queue() + "': job '" + job.id() + "' interrupted by shutdown; handing it back");
+            events.interruptedByShutdown(queue(), job);
             return null;
         }
         if (ex instanceof Error && !(ex instanceof AssertionError)) {
-            logger.error("Queue '" + queue() + "': handler threw " + ex + " on job '" + job.id() + "'", ex);
+            events.handlerError(queue(), job, ex);
         }
         return fail(execution, errorText(ex.getClass().getName() + ": " + ex.getMessage()), ex);
     }
@@ -78,19 +77,16 @@ final class OutcomeRecorder {
                 }
             }
             catch (RuntimeException ex) {
-                logger.error("Queue '" + queue() + "': the failure policy threw on job '" + job.id()
-                        + "'; retrying after the configured backoff", ex);
+                events.policyFailed(queue(), job, ex);
                 backoff = endpoint.settings().backoff().delayAfter(job.attempts(), ThreadLocalRandom.current().nextDouble());
             }
         }
         if (dead != null) {
-            logger.warn("Queue '" + queue() + "': job '" + job.id() + "' failed attempt " + job.attempts() + " of "
-                    + maxAttempts + " (" + dead + "); moving it to the dead set: " + error);
+            events.dead(queue(), job, maxAttempts, dead, error);
             return bury(execution, error);
         }
         Duration delay = backoff;
-        logger.info("Queue '" + queue() + "': job '" + job.id() + "' failed attempt " + job.attempts() + " of " + maxAttempts
-                + "; retrying in " + delay.toMillis() + " ms: " + error);
+        events.retrying(queue(), job, maxAttempts, delay, error);
         complete(execution, () -> refusedIfFalse(store.retry(instanceId, job, error, delay), job));
         return DelayQueueObserver.Outcome.RETRIED;
     }
@@ -144,8 +140,7 @@ final class OutcomeRecorder {
         RuntimeException failure = OutcomeRetry.run(outcome, stopping);
         if (failure != null) {
             StoredJob job = execution.job;
-            logger.error("Queue '" + queue() + "': could not record the outcome of job '" + job.id()
-                    + "'; it will be handed back and delivered again: " + failure.getMessage());
+            events.outcomeLost(queue(), job, failure);
             slots.lost(job);
         }
     }
@@ -153,8 +148,7 @@ final class OutcomeRecorder {
     /** Says so when Redis refused an outcome: the job was recovered by another instance, or replaced. */
     private void refusedIfFalse(boolean recorded, StoredJob job) {
         if (!recorded) {
-            logger.info("Queue '" + queue() + "': the outcome of job '" + job.id() + "' (attempt " + job.attempts()
-                    + ") was refused: the job was no longer held by this instance");
+            events.outcomeRefused(queue(), job);
         }
     }
 

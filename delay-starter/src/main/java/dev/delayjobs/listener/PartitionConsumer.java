@@ -6,8 +6,8 @@ import java.util.function.BooleanSupplier;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
-import dev.delayjobs.core.DelayQueueObserver;
-import dev.delayjobs.core.JobTracing;
+import dev.delayjobs.queue.Partition;
+import dev.delayjobs.core.JobEvents;
 import dev.delayjobs.core.PayloadCodec;
 import dev.delayjobs.redis.QueueControls;
 import dev.delayjobs.store.PartitionStore;
@@ -26,19 +26,19 @@ final class PartitionConsumer {
     /** The container's log category, which applications already configure. */
     private static final Log logger = LogFactory.getLog(ListenerContainer.class);
 
-    private final ConsumedPartition partition;
+    private final Partition partition;
     private final PartitionStore store;
     private final QueueWatchdog watchdog;
     private final QueueSettings settings;
-    private final QueueSlots.Partition slots;
+    private final PartitionSlots slots;
     private final ClaimGate gate;
     private final AckBatcher acks;
     private final JobRunner runner;
     private final Claimer claimer;
 
     /** Builds the parts; nothing runs, and Redis is not called, until {@link #start}. */
-    PartitionConsumer(ConsumedPartition partition, HandlerEndpoint endpoint, PartitionStore store, QueueWatchdog watchdog,
-            QueueControls controls, PayloadCodec codec, DelayQueueObserver observer, JobTracing tracing,
+    PartitionConsumer(Partition partition, HandlerEndpoint endpoint, PartitionStore store, QueueWatchdog watchdog,
+            QueueControls controls, PayloadCodec codec, JobEvents events,
             WorkerThreads workerThreads, QueueSlots queueSlots, PendingAcks pendingAcks, BooleanSupplier stopping) {
         this.partition = partition;
         this.store = store;
@@ -49,8 +49,8 @@ final class PartitionConsumer {
         slots = queueSlots.partition(pace.most());
         acks = new AckBatcher(store, watchdog.instanceId(), pendingAcks, slots::acked, lost -> lost.forEach(slots::lost),
                 workerThreads);
-        OutcomeRecorder outcomes = new OutcomeRecorder(endpoint, store, watchdog.instanceId(), slots, stopping);
-        runner = new JobRunner(endpoint, codec, tracing, observer, outcomes, acks, slots, queueSlots.share(), workerThreads,
+        OutcomeRecorder outcomes = new OutcomeRecorder(endpoint, store, watchdog.instanceId(), slots, stopping, events);
+        runner = new JobRunner(endpoint, codec, events, outcomes, acks, slots, queueSlots.share(), workerThreads,
                 new StartMarks(store), pace);
         claimer = new Claimer(endpoint, partition, store, watchdog.instanceId(), watchdog.settings().heartbeatLease(), gate,
                 runner, slots, pace, workerThreads);
@@ -74,9 +74,9 @@ final class PartitionConsumer {
     /** This partition's share of the queue's prefetch: fixed, or following its workers' pace. */
     private static PrefetchPace prefetchPace(Integer prefetch, int partitions) {
         if (prefetch == null) {
-            return PrefetchPace.adaptive(ConsumedPartition.share(QueueSettings.MAX_PREFETCH, partitions));
+            return PrefetchPace.adaptive(QueueSlots.share(QueueSettings.MAX_PREFETCH, partitions));
         }
-        return PrefetchPace.fixed(ConsumedPartition.share(prefetch, partitions));
+        return PrefetchPace.fixed(QueueSlots.share(prefetch, partitions));
     }
 
     /** Stops claiming and hands the prefetched jobs back at once; the jobs running go on. */

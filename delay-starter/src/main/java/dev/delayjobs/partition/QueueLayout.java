@@ -31,11 +31,6 @@ public record QueueLayout(QueueName queue, List<Partition> all) {
         return all.size();
     }
 
-    /** The names of the partitions, in order (what the consumers key their store calls by). */
-    public List<String> partitions() {
-        return all.stream().map(Partition::name).toList();
-    }
-
     /** The index of the partition that holds job {@code id}: CRC-32 of its UTF-8 bytes, modulo the count. */
     public int indexOf(String id) {
         if (all.size() == 1) {

@@ -136,11 +136,6 @@ public final class QueueLayouts {
         return now;
     }
 
-    /** {@link #declare(QueueName)} for a consumer, which holds its queue's name as a string. */
-    public QueueLayout declare(String queue) {
-        return declare(QueueName.of(queue));
-    }
-
     /**
      * Declares this application's partition count of {@code queue} (the configured one, else 1):
      * records it when Redis records none or another with nothing left under it, and returns the

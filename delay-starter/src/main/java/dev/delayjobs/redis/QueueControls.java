@@ -14,10 +14,12 @@ import org.redisson.client.codec.StringCodec;
 
 import dev.delayjobs.DelayQueueControl.QueueControlState;
 import dev.delayjobs.RateLimit;
+import dev.delayjobs.queue.Partition;
 
 /**
  * The operator's settings of the queues, kept in Redis so that every instance applies them: paused
- * or not, and the rate limit set at runtime. {@code claim.lua} reads them on every claim.
+ * or not, and the rate limit set at runtime. {@code claim.lua} reads them on every claim. Each is set
+ * per partition: the callers fan an operation out over a queue's partitions.
  */
 public final class QueueControls {
 
@@ -40,33 +42,33 @@ public final class QueueControls {
      * Pauses {@code queue}; with {@code onlyIfNeverControlled}, only a queue never paused nor
      * resumed before (what {@code paused-on-startup} asks for). Returns whether this call paused it.
      */
-    public boolean pause(String queue, boolean onlyIfNeverControlled) {
+    public boolean pause(Partition queue, boolean onlyIfNeverControlled) {
         QueueKeys k = keys(queue);
-        Long paused = RedisCalls.call("pause", queue, () -> PAUSE.run(script, Mode.READ_WRITE, ReturnType.LONG,
+        Long paused = RedisCalls.call("pause", queue.name(), () -> PAUSE.run(script, Mode.READ_WRITE, ReturnType.LONG,
                 k.of(k.control()), onlyIfNeverControlled ? "1" : "0", k.controlChannel()));
         return paused == 1;
     }
 
     /** Resumes {@code queue}; returns whether it was paused. */
-    public boolean resume(String queue) {
+    public boolean resume(Partition queue) {
         QueueKeys k = keys(queue);
-        Long resumed = RedisCalls.call("resume", queue, () -> RESUME.run(script, Mode.READ_WRITE, ReturnType.LONG,
+        Long resumed = RedisCalls.call("resume", queue.name(), () -> RESUME.run(script, Mode.READ_WRITE, ReturnType.LONG,
                 k.of(k.control()), k.controlChannel()));
         return resumed == 1;
     }
 
     /** Sets the runtime rate limit of {@code queue}, or clears it with {@code null}. */
-    public void setRateLimit(String queue, @Nullable RateLimit limit) {
+    public void setRateLimit(Partition queue, @Nullable RateLimit limit) {
         QueueKeys k = keys(queue);
-        RedisCalls.call("set the rate limit of", queue, () -> RATE_LIMIT.run(script, Mode.READ_WRITE,
+        RedisCalls.call("set the rate limit of", queue.name(), () -> RATE_LIMIT.run(script, Mode.READ_WRITE,
                 ReturnType.LONG, k.of(k.control()), limit == null ? "0" : Integer.toString(limit.permits()),
                 limit == null ? "0" : Long.toString(limit.window().toMillis()), k.controlChannel()));
     }
 
     /** The state of {@code queue}, read on the master. */
-    public QueueControlState state(String queue) {
+    public QueueControlState state(Partition queue) {
         QueueKeys k = keys(queue);
-        List<Object> r = RedisCalls.call("read the controls of", queue, () -> CONTROL_STATE.run(script,
+        List<Object> r = RedisCalls.call("read the controls of", queue.name(), () -> CONTROL_STATE.run(script,
                 Mode.READ_WRITE, ReturnType.LIST, k.of(k.control())));
         return parse(r.get(0), r.get(1));
     }
@@ -75,9 +77,9 @@ public final class QueueControls {
      * Calls {@code onChange} when the controls of {@code queue} change (a message may be lost in a
      * reconnect: whoever waits on it also reads the state again now and then).
      */
-    public ChannelSubscription subscribe(String queue, Runnable onChange) {
+    public ChannelSubscription subscribe(Partition queue, Runnable onChange) {
         RTopic topic = redisson.getTopic(keys(queue).controlChannel(), StringCodec.INSTANCE);
-        int listenerId = RedisCalls.call("subscribe to the controls of", queue,
+        int listenerId = RedisCalls.call("subscribe to the controls of", queue.name(),
                 () -> topic.addListener(String.class, (channel, message) -> onChange.run()));
         return new ChannelSubscription(topic, listenerId);
     }
@@ -95,7 +97,7 @@ public final class QueueControls {
                 limit);
     }
 
-    private QueueKeys keys(String queue) {
+    private QueueKeys keys(Partition queue) {
         return new QueueKeys(prefix, queue);
     }
 }

@@ -3,7 +3,6 @@ package dev.delayjobs.redis;
 import static dev.delayjobs.redis.RedisCalls.asLong;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.Map;
@@ -24,11 +23,12 @@ import org.redisson.client.codec.StringCodec;
 
 import dev.delayjobs.DelayQueueException;
 import dev.delayjobs.JobInfo;
-import dev.delayjobs.store.Recovery;
+import dev.delayjobs.queue.Partition;
 
 /**
- * The data model of the delay queues: the job life cycle, and through {@link #deadJobs()} the dead
- * set. With {@link QueueControls} (pause, rate limits), the only classes that know a key name or run
+ * The data model of the delay queues: the job life cycle, through {@link #partition} a partition's
+ * claimed jobs, through {@link #leases()} the consumers' leases, and through {@link #deadJobs()} the
+ * dead set. With {@link QueueControls} (pause, rate limits), the only classes that know a key name or run
  * a script. Every state change is one atomic Lua script, O(log N) or better in the backlog.
  *
  * <p>Every script runs on the master ({@code Mode.READ_WRITE}), the reading ones too, so the
@@ -41,8 +41,6 @@ import dev.delayjobs.store.Recovery;
 public final class RedisJobStore {
 
     private static final LuaScript TRANSFER = LuaScript.load(Script.TRANSFER);
-    private static final LuaScript HEARTBEAT = LuaScript.load(Script.HEARTBEAT);
-    private static final LuaScript RECOVER_EXPIRED = LuaScript.load(Script.RECOVER_EXPIRED);
     private static final LuaScript CANCEL = LuaScript.load(Script.CANCEL);
     private static final LuaScript RESCHEDULE = LuaScript.load(Script.RESCHEDULE);
     private static final LuaScript REGISTER_QUEUE = LuaScript.load(Script.REGISTER_QUEUE);
@@ -52,11 +50,6 @@ public final class RedisJobStore {
      * instance ids that never return do not pile up.
      */
     static final Duration FORGOTTEN_FENCE_KEPT = Duration.ofDays(1);
-    /**
-     * The most held ids one recover-expired.lua call goes through for expired instances: their claim entries
-     * are a few dozen bytes each, so a call stays in the low milliseconds.
-     */
-    static final int RECOVERED_PER_CALL = 5_000;
 
     private final RedissonClient redisson;
     private final String prefix;
@@ -67,6 +60,7 @@ public final class RedisJobStore {
     private final Map<String, String> bridgedLists;
     private final RedissonQueueStore redissonQueues;
     private final QueueReads reads;
+    private final ConsumerLeases leases;
     /** How long request memos live under the client's timeout and retry settings. */
     private final RequestMemo memo;
     /** The scripts that leave request memos, with the client's memo lifetime. */
@@ -109,6 +103,7 @@ public final class RedisJobStore {
         this.script = redisson.getScript(StringCodec.INSTANCE);
         this.longestRecord = longestRecord;
         this.reads = new QueueReads(script, prefix, this.bridgedLists, redissonQueues);
+        this.leases = new ConsumerLeases(prefix, script, reads);
         this.deadJobs = new DeadJobs(script, prefix, queue -> stats(queue).dead());
         this.memo = RequestMemo.forClient(redisson);
         long memoMs = memo.lifetimeMs(0);
@@ -212,49 +207,6 @@ public final class RedisJobStore {
         return new Transfer(asInt(r.get(0)), asLong(r.get(1)), asLong(r.get(2)));
     }
 
-    /** Renews the lease of {@code instance} on the queue. */
-    public void heartbeat(String queue, String instance, Duration lease, int workers) {
-        QueueKeys k = keys(queue);
-        RedisCalls.call("heartbeat on", queue, () -> HEARTBEAT.run(script, Mode.READ_WRITE, ReturnType.LONG,
-                k.of(k.instances(), k.workers()), instance, Long.toString(lease.toMillis()), Integer.toString(workers)));
-    }
-
-    /**
-     * Sends the jobs of instances whose lease expired back to ready (or dead, past {@code maxAttempts}),
-     * in calls that each go through at most {@value #RECOVERED_PER_CALL} held ids: after a Redis pause
-     * longer than the lease every instance expires at once, and one call for all of them would hold
-     * Redis for as long as they hold jobs.
-     */
-    public Recovery recoverExpired(String queue, int maxAttempts) {
-        return recoverExpired(queue, maxAttempts, RECOVERED_PER_CALL);
-    }
-
-    Recovery recoverExpired(String queue, int maxAttempts, int heldIdsPerCall) {
-        long requeued = 0;
-        long buried = 0;
-        long instances = 0;
-        boolean more = true;
-        while (more) {
-            // the sweep's common case, no lease run out, costs this one read and no script that writes
-            List<String> expired = reads.consumerInstances(queue, true);
-            if (expired.isEmpty()) {
-                break;
-            }
-            QueueKeys k = keys(queue);
-            List<Object> keys = new ArrayList<>(k.of(k.instances(), k.workers(), k.ready(), k.jobs(), k.dead(), k.errors(),
-                    k.stats(), k.claimFences(), k.forgottenFences(), k.delayed(), k.successors(), k.claims()));
-            keys.addAll(QueueReads.activeLists(k, expired));
-            List<Object> r = RedisCalls.call("recover jobs of", queue, () -> RECOVER_EXPIRED.run(script, Mode.READ_WRITE,
-                    ReturnType.LIST, keys, k.activePrefix(), Integer.toString(maxAttempts),
-                    Long.toString(FORGOTTEN_FENCE_KEPT.toMillis()), Integer.toString(heldIdsPerCall)));
-            requeued += asLong(r.get(0));
-            buried += asLong(r.get(1));
-            instances += asLong(r.get(2));
-            more = asLong(r.get(3)) == 1;
-        }
-        return new Recovery(requeued, buried, instances, 0);
-    }
-
     /** Deletes a waiting job and its successor, or only the successor of a held job. */
     public boolean cancel(String queue, String id) {
         return RedisCalls.await("cancel on", queue, cancelAsync(queue, id));
@@ -316,6 +268,11 @@ public final class RedisJobStore {
         return redissonQueues;
     }
 
+    /** The consumer instances' leases on the queues: heartbeat, and recovery of the jobs of expired ones. */
+    public ConsumerLeases leases() {
+        return leases;
+    }
+
     /** The dead set of the queues: pages of it, requeue, delete, trim. */
     public DeadJobs deadJobs() {
         return deadJobs;
@@ -339,11 +296,12 @@ public final class RedisJobStore {
     }
 
     /**
-     * The jobs of {@code queue} (a queue, or one partition of one) as its consumers see them: claims
-     * and outcomes. Cheap: the view holds no state of its own.
+     * The jobs of {@code partition} (of a queue, or the queue itself when it is not partitioned) as
+     * its consumers see them: claims and outcomes. Cheap: the view holds no state of its own.
      */
-    public RedisPartitionStore partition(String queue) {
-        return new RedisPartitionStore(queue, keys(queue), script, redisson, claimScript, longestRecord);
+    public RedisPartitionStore partition(Partition partition) {
+        return new RedisPartitionStore(partition.name(), new QueueKeys(prefix, partition), script, redisson, claimScript,
+                longestRecord);
     }
 
     private QueueKeys keys(String queue) {

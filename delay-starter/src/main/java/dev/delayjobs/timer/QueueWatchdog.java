@@ -80,7 +80,7 @@ public final class QueueWatchdog implements SmartLifecycle {
         if (scheduler == null) {
             throw new IllegalStateException("the delay queue watchdog is not running");
         }
-        store.heartbeat(queue, instanceId, settings.heartbeatLease(), workers);
+        store.leases().heartbeat(queue, instanceId, settings.heartbeatLease(), workers);
         QueueLane lane = new QueueLane("queue '" + queue + "'", threads);
         TransferTimer timer = new TransferTimer(queue, store, scheduler, lane, settings.transferBatchSize());
         Watched entry = new Watched(queue, timer, lane, new QueueLane("the heartbeat of queue '" + queue + "'", threads),
@@ -167,7 +167,7 @@ public final class QueueWatchdog implements SmartLifecycle {
         String queue = w.queue;
         try {
             w.timer.sweep();
-            Recovery recovery = store.recoverExpired(queue, w.maxAttempts);
+            Recovery recovery = store.leases().recoverExpired(queue, w.maxAttempts);
             if (recovery.instances() > 0) {
                 logger.warn("Queue '" + queue + "': " + recovery.instances() + " consumer instance(s) stopped "
                         + "heartbeating; " + recovery.requeued() + " job(s) sent back to ready, " + recovery.buried()
@@ -205,7 +205,7 @@ public final class QueueWatchdog implements SmartLifecycle {
                 return;
             }
             try {
-                store.heartbeat(w.queue, instanceId, settings.heartbeatLease(), w.workers);
+                store.leases().heartbeat(w.queue, instanceId, settings.heartbeatLease(), w.workers);
             }
             catch (RuntimeException ex) {
                 logger.warn("Heartbeat on queue '" + w.queue + "' failed: " + ex.getMessage());

@@ -2,6 +2,7 @@ package dev.delayjobs.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static dev.delayjobs.test.TestPartitions.names;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -25,7 +26,6 @@ import org.springframework.context.annotation.Configuration;
 
 import dev.delayjobs.DelayPublisher;
 import dev.delayjobs.JobInfo;
-import dev.delayjobs.core.DelayQueueObserver;
 import dev.delayjobs.core.PayloadCodec;
 import dev.delayjobs.core.PublishDeferral;
 import dev.delayjobs.core.RedisDelayPublisher;
@@ -338,7 +338,7 @@ class DelayAutoConfigurationTest {
         String prefix = TestRedis.uniquePrefix();
         RedissonClient redisson = TestRedis.sharedClient();
         new dev.delayjobs.redis.QueueLayoutStore(redisson, prefix).record(QueueName.of("orders"), 2, 1);
-        new RedisJobStore(redisson, prefix).publish(QueueLayout.of(QueueName.of("orders"), 2).partitions().get(1), 2,
+        new RedisJobStore(redisson, prefix).publish(names(QueueLayout.of(QueueName.of("orders"), 2)).get(1), 2,
                 List.of(new dev.delayjobs.redis.NewJob("a", true, 60_000, false, "1")));
         runner.withPropertyValues("delay.key-prefix=" + prefix, "delay.queues.orders.partitions=3").run(context -> {
             assertThat(context).hasFailed();
@@ -469,8 +469,7 @@ class DelayAutoConfigurationTest {
 
         @Bean
         DelayPublisher userPublisher(RedisJobStore store, dev.delayjobs.partition.PartitionedQueues queues, PayloadCodec codec) {
-            return new RedisDelayPublisher(store, queues, codec, DelayQueueObserver.NONE, PublishDeferral.NONE, false,
-                    dev.delayjobs.core.JobTracing.NONE);
+            return new RedisDelayPublisher(store, queues, codec, dev.delayjobs.core.JobEvents.NONE, PublishDeferral.NONE, false);
         }
     }
 
@@ -480,8 +479,8 @@ class DelayAutoConfigurationTest {
         @Bean
         ListenerContainerRegistry userRegistry(RedisJobStore store, dev.delayjobs.partition.QueueLayouts layouts,
                 dev.delayjobs.redis.QueueControls controls, QueueWatchdog watchdog, PayloadCodec codec) {
-            return new ListenerContainerRegistry(store, layouts, controls, watchdog, codec, Duration.ofSeconds(3), DelayQueueObserver.NONE,
-                    dev.delayjobs.threads.WorkerThreads.PLATFORM, dev.delayjobs.core.JobTracing.NONE);
+            return new ListenerContainerRegistry(store, layouts, controls, watchdog, codec, Duration.ofSeconds(3),
+                    dev.delayjobs.core.JobEvents.NONE, dev.delayjobs.threads.WorkerThreads.PLATFORM);
         }
     }
 

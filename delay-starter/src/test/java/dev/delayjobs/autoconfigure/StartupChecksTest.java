@@ -1,6 +1,7 @@
 package dev.delayjobs.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static dev.delayjobs.test.TestPartitions.names;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -134,7 +135,7 @@ class StartupChecksTest {
     @Test
     void aPublishWhileTheContextIsBuiltToAQueueThatCannotBeLaidOutAnewFailsWithTheAnalysis() {
         new QueueLayoutStore(TestRedis.sharedClient(), prefix).record(QueueName.of("orders"), 2, 1);
-        new RedisJobStore(TestRedis.sharedClient(), prefix).publish(QueueLayout.of(QueueName.of("orders"), 2).partitions().get(1), 2,
+        new RedisJobStore(TestRedis.sharedClient(), prefix).publish(names(QueueLayout.of(QueueName.of("orders"), 2)).get(1), 2,
                 List.of(new dev.delayjobs.redis.NewJob("a", true, 60_000, false, "1")));
         runner.withPropertyValues("delay.queues.orders.partitions=3").withBean(PublishesEarly.class).run(context -> {
             assertThat(context).hasFailed();

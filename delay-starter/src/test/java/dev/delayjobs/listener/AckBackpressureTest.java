@@ -20,6 +20,8 @@ import org.redisson.config.Config;
 import dev.delayjobs.embeddedredis.RedisServerProcess;
 import dev.delayjobs.redis.RedisJobStore;
 import dev.delayjobs.store.StoredJob;
+import dev.delayjobs.queue.Partition;
+import dev.delayjobs.queue.QueueName;
 
 /**
  * Pending acks are bounded per queue: while Redis does not answer, the ackers fall behind, and once
@@ -49,7 +51,7 @@ class AckBackpressureTest {
 
     @Test
     void aWorkerWaitsOnceTheMaximumOfPendingAcksIsReached() throws Exception {
-        AckBatcher acks = acker("q", new PendingAcks());
+        AckBatcher acks = acker(QueueName.of("q").whole(), new PendingAcks());
         try {
             redis.pause();
             int total = PendingAcks.MAX + 1;
@@ -75,7 +77,7 @@ class AckBackpressureTest {
     void thePartitionsOfAQueueShareOneCap() throws Exception {
         int cap = 1_200; // more than two ack batches, so that in-flight batches count too
         PendingAcks places = new PendingAcks(cap);
-        List<AckBatcher> ackers = List.of(acker("q:p0", places), acker("q:p1", places));
+        List<AckBatcher> ackers = Partition.all(QueueName.of("q"), 2).stream().map(p -> acker(p, places)).toList();
         AtomicInteger handled = new AtomicInteger();
         int perPartition = cap + 1; // neither partition can finish within the cap alone
         try {
@@ -103,7 +105,7 @@ class AckBackpressureTest {
         }
     }
 
-    private AckBatcher acker(String partition, PendingAcks places) {
+    private AckBatcher acker(Partition partition, PendingAcks places) {
         AckBatcher acker = new AckBatcher(new RedisJobStore(redisson, "bp").partition(partition), "i1", places,
                 job -> settled.incrementAndGet(), lost -> settled.addAndGet(lost.size()));
         acker.start();

@@ -15,10 +15,11 @@ import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import dev.delayjobs.core.DelayQueueObserver;
-import dev.delayjobs.core.JobTracing;
+import dev.delayjobs.core.JobEvents;
 import dev.delayjobs.core.PayloadCodec;
 import dev.delayjobs.threads.WorkerThreads;
+import dev.delayjobs.queue.QueueName;
+import dev.delayjobs.queue.Partition;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -140,22 +141,22 @@ class ClaimerRunnerTest {
     /** One partition's consumer parts, as PartitionConsumer builds them, minus the watchdog and the gate's channel. */
     private final class Rig {
 
-        final QueueSlots.Partition slots;
+        final PartitionSlots slots;
         final AckBatcher acks;
         final JobRunner runner;
         final Claimer claimer;
 
         Rig(QueueSettings settings) throws NoSuchMethodException {
             Method method = Handlers.class.getDeclaredMethod("handle", String.class);
-            HandlerEndpoint endpoint = new HandlerEndpoint("handlers", handlers, method, "q", settings,
+            HandlerEndpoint endpoint = new HandlerEndpoint("handlers", handlers, method, QueueName.of("q"), settings,
                     codec.type(String.class), String.class, false);
-            ConsumedPartition partition = new ConsumedPartition("q", "q", 0, 1);
+            Partition partition = QueueName.of("q").whole();
             QueueSlots queue = new QueueSlots(settings.concurrency(), 1);
             PrefetchPace pace = PrefetchPace.fixed(settings.prefetch());
             slots = queue.partition(pace.most());
             acks = new AckBatcher(store, "i1", new PendingAcks(), slots::acked, lost -> lost.forEach(slots::lost));
-            OutcomeRecorder outcomes = new OutcomeRecorder(endpoint, store, "i1", slots, () -> false);
-            runner = new JobRunner(endpoint, codec, JobTracing.NONE, DelayQueueObserver.NONE, outcomes, acks, slots,
+            OutcomeRecorder outcomes = new OutcomeRecorder(endpoint, store, "i1", slots, () -> false, JobEvents.NONE);
+            runner = new JobRunner(endpoint, codec, JobEvents.NONE, outcomes, acks, slots,
                     queue.share(), WorkerThreads.PLATFORM, new StartMarks(store), pace);
             claimer = new Claimer(endpoint, partition, store, "i1", Duration.ofSeconds(30), new ClaimGate(partition, null),
                     runner, slots, pace, WorkerThreads.PLATFORM);

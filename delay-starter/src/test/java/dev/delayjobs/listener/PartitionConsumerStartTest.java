@@ -1,6 +1,7 @@
 package dev.delayjobs.listener;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static dev.delayjobs.test.TestPartitions.whole;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
@@ -10,14 +11,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.delayjobs.DelayedHandler;
-import dev.delayjobs.core.DelayQueueObserver;
-import dev.delayjobs.core.JobTracing;
+import dev.delayjobs.core.JobEvents;
 import dev.delayjobs.core.PayloadCodec;
 import dev.delayjobs.redis.QueueControls;
 import dev.delayjobs.redis.RedisJobStore;
 import dev.delayjobs.test.RunningApp;
 import dev.delayjobs.threads.WorkerThreads;
 import dev.delayjobs.timer.QueueWatchdog;
+import dev.delayjobs.queue.QueueName;
 
 /**
  * A partition's consumer is built without side effects: its threads and its heartbeat start with
@@ -41,13 +42,13 @@ class PartitionConsumerStartTest {
         QueueWatchdog watchdog = app.context().getBean(QueueWatchdog.class);
         PayloadCodec codec = app.context().getBean(PayloadCodec.class);
         Method method = Handlers.class.getDeclaredMethod("handle", String.class);
-        HandlerEndpoint endpoint = new HandlerEndpoint("handlers", app.handlers(), method, "built-idle",
+        HandlerEndpoint endpoint = new HandlerEndpoint("handlers", app.handlers(), method, QueueName.of("built-idle"),
                 app.context().getBean(QueueSettings.Source.class).forQueue("built-idle"), codec.type(String.class),
                 String.class, false);
 
-        PartitionConsumer consumer = new PartitionConsumer(new ConsumedPartition("built-idle", "built-idle", 0, 1),
-                endpoint, store.partition("built-idle"), watchdog, app.context().getBean(QueueControls.class), codec, DelayQueueObserver.NONE,
-                JobTracing.NONE, WorkerThreads.PLATFORM, new QueueSlots(1, 1), new PendingAcks(), () -> false);
+        PartitionConsumer consumer = new PartitionConsumer(QueueName.of("built-idle").whole(),
+                endpoint, store.partition(whole("built-idle")), watchdog, app.context().getBean(QueueControls.class), codec,
+                JobEvents.NONE, WorkerThreads.PLATFORM, new QueueSlots(1, 1), new PendingAcks(), () -> false);
         assertThat(threadsOf("built-idle")).as("threads once built").isEmpty();
         assertThat(store.stats("built-idle").instances()).as("consumers in Redis once built").isEmpty();
 

@@ -30,7 +30,7 @@ class QueueSlotsTest {
     @Test
     void theReservedWorkersStartTheFirstJobsAndTheOthersWaitOldestFirst() throws Exception {
         QueueSlots queue = new QueueSlots(2, 1);
-        QueueSlots.Partition slots = queue.partition(3);
+        PartitionSlots slots = queue.partition(3);
 
         QueueSlots.Reservation reserved = slots.reserve(3, NO_WAIT);
         assertThat(reserved).isEqualTo(new QueueSlots.Reservation(2, 3));
@@ -52,7 +52,7 @@ class QueueSlotsTest {
     @Test
     void whatAClaimDidNotFillIsHandedBack() throws Exception {
         QueueSlots queue = new QueueSlots(3, 1);
-        QueueSlots.Partition slots = queue.partition(4);
+        PartitionSlots slots = queue.partition(4);
 
         QueueSlots.Reservation reserved = slots.reserve(4, NO_WAIT);
         List<Execution> claimed = executions("a");
@@ -68,8 +68,8 @@ class QueueSlotsTest {
     @Test
     void aFreedWorkerGoesToAJobWaitingInAnotherPartitionBeforeTheClaimers() throws Exception {
         QueueSlots queue = new QueueSlots(1, 2);
-        QueueSlots.Partition first = queue.partition(2);
-        QueueSlots.Partition second = queue.partition(2);
+        PartitionSlots first = queue.partition(2);
+        PartitionSlots second = queue.partition(2);
         List<Execution> a = executions("a1");
         first.deliver(first.reserve(0, NO_WAIT), a);
 
@@ -87,7 +87,7 @@ class QueueSlotsTest {
     @Test
     void aWorkerFreedWhileAClaimIsOnItsWayStartsOneOfItsPrefetchedJobs() throws Exception {
         QueueSlots queue = new QueueSlots(2, 1);
-        QueueSlots.Partition slots = queue.partition(4);
+        PartitionSlots slots = queue.partition(4);
         List<Execution> running = executions("r");
         slots.deliver(slots.reserve(0, NO_WAIT), running);
         QueueSlots.Reservation reserved = slots.reserve(4, NO_WAIT);
@@ -102,9 +102,9 @@ class QueueSlotsTest {
     @Test
     void claimersWaitingForAWorkerAreServedInTurn() throws Exception {
         QueueSlots queue = new QueueSlots(1, 3);
-        QueueSlots.Partition first = queue.partition(0);
-        QueueSlots.Partition second = queue.partition(0);
-        QueueSlots.Partition third = queue.partition(0);
+        PartitionSlots first = queue.partition(0);
+        PartitionSlots second = queue.partition(0);
+        PartitionSlots third = queue.partition(0);
         List<Execution> a = executions("a");
         first.deliver(first.reserve(0, NO_WAIT), a);
         ExecutorService claimers = Executors.newFixedThreadPool(2);
@@ -130,7 +130,7 @@ class QueueSlotsTest {
     @Test
     void drainTakesTheWaitingJobsOutAndLeavesTheRunningOnesHeld() throws Exception {
         QueueSlots queue = new QueueSlots(1, 1);
-        QueueSlots.Partition slots = queue.partition(3);
+        PartitionSlots slots = queue.partition(3);
         slots.deliver(slots.reserve(3, NO_WAIT), executions("a", "b", "c", "d"));
 
         assertThat(ids(slots.drain())).containsExactly("b", "c", "d");
@@ -141,7 +141,7 @@ class QueueSlotsTest {
     @Test
     void aJobWhoseAckIsPendingStaysHeldUntilItIsAckedOrLost() throws Exception {
         QueueSlots queue = new QueueSlots(2, 1);
-        QueueSlots.Partition slots = queue.partition(0);
+        PartitionSlots slots = queue.partition(0);
         List<Execution> claimed = executions("acked", "lost");
         slots.deliver(slots.reserve(0, NO_WAIT), claimed);
         claimed.forEach(Execution::ackQueued);
@@ -159,7 +159,7 @@ class QueueSlotsTest {
 
     @Test
     void anAckOfAnOlderClaimOfTheSameIdLeavesTheNewerOneHeld() throws Exception {
-        QueueSlots.Partition slots = new QueueSlots(1, 1).partition(0);
+        PartitionSlots slots = new QueueSlots(1, 1).partition(0);
         Execution older = executions("a").get(0);
         slots.deliver(slots.reserve(0, NO_WAIT), List.of(older));
         slots.finished(older);
@@ -173,7 +173,7 @@ class QueueSlotsTest {
     @Test
     void anAbandonedHandlerFreesItsWorkerOrKeepsItUntilItReturns() throws Exception {
         QueueSlots queue = new QueueSlots(1, 1);
-        QueueSlots.Partition slots = queue.partition(2);
+        PartitionSlots slots = queue.partition(2);
         List<Execution> claimed = executions("stuck", "next", "later");
         slots.deliver(slots.reserve(2, NO_WAIT), claimed);
 
@@ -187,7 +187,7 @@ class QueueSlotsTest {
 
     @Test
     void awaitEmptyReturnsOnceTheLastJobLeaves() throws Exception {
-        QueueSlots.Partition slots = new QueueSlots(1, 1).partition(0);
+        PartitionSlots slots = new QueueSlots(1, 1).partition(0);
         List<Execution> claimed = executions("a");
         slots.deliver(slots.reserve(0, NO_WAIT), claimed);
         assertThat(slots.awaitEmpty(Duration.ofMillis(20))).isFalse();
@@ -216,7 +216,7 @@ class QueueSlotsTest {
     void noPrefetchedJobIsStrandedWhileWorkersFinishConcurrently() throws Exception {
         int concurrency = 3;
         QueueSlots queue = new QueueSlots(concurrency, 2);
-        List<QueueSlots.Partition> partitions = List.of(queue.partition(5), queue.partition(5));
+        List<PartitionSlots> partitions = List.of(queue.partition(5), queue.partition(5));
         Map<String, Boolean> ran = new ConcurrentHashMap<>();
         Set<String> twice = ConcurrentHashMap.newKeySet();
         ExecutorService workers = Executors.newCachedThreadPool();
@@ -225,7 +225,7 @@ class QueueSlotsTest {
         List<Thread> claimers = new ArrayList<>();
         List<Throwable> failures = Collections.synchronizedList(new ArrayList<>());
         for (int p = 0; p < 2; p++) {
-            QueueSlots.Partition slots = partitions.get(p);
+            PartitionSlots slots = partitions.get(p);
             String prefix = "p" + p + "-";
             Thread claimer = new Thread(() -> {
                 int next = 0;
@@ -273,14 +273,14 @@ class QueueSlotsTest {
     }
 
     /** A worker: runs the job, then each next one the slots hand it. */
-    private static void runOn(Execution first, List<QueueSlots.Partition> partitions, Map<String, Boolean> ran,
+    private static void runOn(Execution first, List<PartitionSlots> partitions, Map<String, Boolean> ran,
             Set<String> twice, CountDownLatch allRan) {
         Execution next = first;
         while (next != null) {
             if (ran.putIfAbsent(next.job.id(), true) != null) {
                 twice.add(next.job.id());
             }
-            QueueSlots.Partition own = partitions.get(next.job.id().startsWith("p0-") ? 0 : 1);
+            PartitionSlots own = partitions.get(next.job.id().startsWith("p0-") ? 0 : 1);
             Execution done = next;
             next = own.finished(done);
             // counted once its worker moved on: when all are counted, every worker is idle

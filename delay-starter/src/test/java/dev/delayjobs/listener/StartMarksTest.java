@@ -2,6 +2,7 @@ package dev.delayjobs.listener;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static dev.delayjobs.test.TestPartitions.whole;
 
 import java.time.Duration;
 import java.util.List;
@@ -25,14 +26,14 @@ import dev.delayjobs.test.TestRedis;
 class StartMarksTest {
 
     private final RedisJobStore store = new RedisJobStore(TestRedis.sharedClient(), TestRedis.uniquePrefix());
-    private final StartMarks marks = new StartMarks(store.partition("q"));
+    private final StartMarks marks = new StartMarks(store.partition(whole("q")));
 
     @Test
     void marksAStartedJobRunningAndDropsTheMarkOfASettledOne() {
         for (String id : List.of("settled", "running")) {
             store.publish("q", List.of(new NewJob(id, true, 0, false, "{}")));
         }
-        Claim claim = store.partition("q").claim(new ClaimRequest("i1", 2, 0, Duration.ofSeconds(30), 1, null, 0, 1));
+        Claim claim = store.partition(whole("q")).claim(new ClaimRequest("i1", 2, 0, Duration.ofSeconds(30), 1, null, 0, 1));
         assertThat(claim.jobs()).extracting(StoredJob::id).containsExactly("settled", "running");
         Execution settled = prefetched(claim.jobs().get(0));
         Execution running = prefetched(claim.jobs().get(1));
@@ -49,7 +50,7 @@ class StartMarksTest {
         assertThat(unmarked.attempts()).isZero();
 
         // its outcome is recorded all the same: an outcome reads a PREFETCHED job as started
-        assertThat(store.partition("q").ack("i1", List.of(settled.job))).isEqualTo(1);
+        assertThat(store.partition(whole("q")).ack("i1", List.of(settled.job))).isEqualTo(1);
         assertThat(store.find("q", "settled")).isEmpty();
     }
 

@@ -2,6 +2,7 @@ package dev.delayjobs.partition;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static dev.delayjobs.test.TestPartitions.names;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -44,14 +45,14 @@ class LayoutChangeRaceTest {
             RedisJobStore store = app.getBean(RedisJobStore.class);
             QueueLayoutStore layoutStore = new QueueLayoutStore(app.getBean(RedissonClient.class), store.prefix());
             if (old > 1) {
-                new QueueLayouts(layoutStore, Map.of(QueueName.of("orders"), old), "old-consumer").declare("orders");
+                new QueueLayouts(layoutStore, Map.of(QueueName.of("orders"), old), "old-consumer").declare(QueueName.of("orders"));
             }
             DelayPublisher publisher = app.getBean(DelayPublisher.class);
             assertThat(publisher.publish("orders", 0, HOUR, "before")).isEqualTo("before");
             assertThat(publisher.cancel("orders", "before")).isTrue(); // the publisher routes by the old count now
 
-            List<String> oldPartitions = QueueLayout.of(QueueName.of("orders"), old).partitions();
-            List<String> newPartitions = QueueLayout.of(QueueName.of("orders"), wanted).partitions();
+            List<String> oldPartitions = names(QueueLayout.of(QueueName.of("orders"), old));
+            List<String> newPartitions = names(QueueLayout.of(QueueName.of("orders"), wanted));
             List<Object> rawOutcomes = new ArrayList<>();
             List<String> published = new ArrayList<>();
             List<DelayQueueException> refused = new ArrayList<>();
@@ -76,7 +77,7 @@ class LayoutChangeRaceTest {
                     }
                 }
             });
-            changing.declare("orders");
+            changing.declare(QueueName.of("orders"));
 
             assertThat(rawOutcomes).as("publishes routed by %d partitions while the queue is laid out anew", old)
                     .hasSize(old).allSatisfy(outcome -> assertThat(outcome).isInstanceOfSatisfying(
@@ -104,13 +105,13 @@ class LayoutChangeRaceTest {
         try (ConfigurableApplicationContext app = TestApps.run(prefix, List.of())) {
             RedisJobStore store = app.getBean(RedisJobStore.class);
             QueueLayoutStore layoutStore = new QueueLayoutStore(app.getBean(RedissonClient.class), store.prefix());
-            new QueueLayouts(layoutStore, Map.of(QueueName.of("orders"), 3), "old-consumer").declare("orders");
-            List<String> oldPartitions = QueueLayout.of(QueueName.of("orders"), 3).partitions();
+            new QueueLayouts(layoutStore, Map.of(QueueName.of("orders"), 3), "old-consumer").declare(QueueName.of("orders"));
+            List<String> oldPartitions = names(QueueLayout.of(QueueName.of("orders"), 3));
             // the last partition holds a job: the first ones were checked (and closed) before it was found
             store.publish(oldPartitions.get(2), 3, List.of(new NewJob("left", true, HOUR.toMillis(), false, "1")));
 
             QueueLayouts changing = new QueueLayouts(layoutStore, Map.of(QueueName.of("orders"), 2), "new-consumer");
-            assertThatThrownBy(() -> changing.declare("orders")).isInstanceOf(PartitionLayoutException.class)
+            assertThatThrownBy(() -> changing.declare(QueueName.of("orders"))).isInstanceOf(PartitionLayoutException.class)
                     .hasMessageContaining("1 waiting or running job(s)");
 
             assertThat(layoutStore.recorded(QueueName.of("orders"))).isEqualTo(3);
@@ -120,7 +121,7 @@ class LayoutChangeRaceTest {
                         .containsExactly(PublishOutcome.CREATED);
             }
             // a publisher sent to the new layout meanwhile is sent back, never left in a partition nobody consumes
-            for (String partition : QueueLayout.of(QueueName.of("orders"), 2).partitions()) {
+            for (String partition : names(QueueLayout.of(QueueName.of("orders"), 2))) {
                 if (!oldPartitions.contains(partition)) {
                     assertThatThrownBy(() -> store.publish(partition, 2, List.of(new NewJob("lost", true, HOUR.toMillis(),
                             false, "1")))).isInstanceOfSatisfying(LayoutChangedException.class,

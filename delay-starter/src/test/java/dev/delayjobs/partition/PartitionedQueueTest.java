@@ -4,6 +4,7 @@ import static dev.delayjobs.test.ClaimRequests.request;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
+import static dev.delayjobs.test.TestPartitions.names;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,6 +30,7 @@ import dev.delayjobs.test.TestApps;
 import dev.delayjobs.test.TestRedis;
 import dev.delayjobs.queue.QueueName;
 import dev.delayjobs.queue.ClusterSlot;
+import dev.delayjobs.queue.Partition;
 
 /**
  * A queue laid out in 3 partitions on one Redis: every job handled once and none early by two
@@ -88,7 +90,7 @@ class PartitionedQueueTest {
 
             PartitionedStats stats = first.getBean(PartitionedQueues.class).stats(QueueName.of("orders"));
             assertThat(stats.partitions()).extracting(PartitionedStats.Partition::name)
-                    .isEqualTo(QueueLayout.of(QueueName.of("orders"), 3).partitions());
+                    .isEqualTo(names(QueueLayout.of(QueueName.of("orders"), 3)));
             assertThat(stats.partitions()).as("every partition had jobs")
                     .allSatisfy(p -> assertThat(p.stats().totals().get("completed")).isGreaterThan(100));
             assertThat(stats.total().totals().get("completed")).isEqualTo(630);
@@ -164,7 +166,7 @@ class PartitionedQueueTest {
             assertThat(health).containsEntry("delayed", 29L);
             @SuppressWarnings("unchecked")
             Map<String, Long> byPartition = (Map<String, Long>) health.get("oldestOverdueMillisByPartition");
-            assertThat(byPartition).containsOnlyKeys(QueueLayout.of(QueueName.of("orders"), 3).partitions());
+            assertThat(byPartition).containsOnlyKeys(names(QueueLayout.of(QueueName.of("orders"), 3)));
 
             DelayQueueControl control = app.getBean(DelayQueueControl.class);
             assertThat(control.pause("orders")).isTrue();
@@ -235,7 +237,7 @@ class PartitionedQueueTest {
             RedisJobStore store = publisherOnly.getBean(RedisJobStore.class);
             // a consumer that takes every job of every partition, with a 1 s lease it never renews
             int held = 0;
-            for (String partition : QueueLayout.of(QueueName.of("orders"), 3).partitions()) {
+            for (Partition partition : QueueLayout.of(QueueName.of("orders"), 3).all()) {
                 int taken = store.partition(partition).claim(request("vanished", 100, Duration.ofSeconds(1), 1)).jobs().size();
                 assertThat(taken).as("jobs held in " + partition).isPositive();
                 held += taken;
@@ -253,14 +255,14 @@ class PartitionedQueueTest {
     @Test
     void partitionNamesSpreadOverTheSlotRangesAndJobsMapToOnePartitionByTheirId() {
         for (int n : new int[] { 2, 3, 6 }) {
-            List<String> names = QueueLayout.of(QueueName.of("orders"), n).partitions();
+            List<String> names = names(QueueLayout.of(QueueName.of("orders"), n));
             assertThat(names).hasSize(n).doesNotHaveDuplicates();
             for (int i = 0; i < n; i++) {
                 int slot = ClusterSlot.of("{" + names.get(i) + "}");
                 assertThat(slot * n / 16384).as(names.get(i) + " in slot " + slot).isEqualTo(i);
             }
         }
-        assertThat(QueueLayout.of(QueueName.of("orders"), 1).partitions()).containsExactly("orders");
+        assertThat(names(QueueLayout.of(QueueName.of("orders"), 1))).containsExactly("orders");
         QueueLayout layout = QueueLayout.of(QueueName.of("orders"), 3);
         int[] counts = new int[3];
         for (int i = 0; i < 3000; i++) {
@@ -270,7 +272,7 @@ class PartitionedQueueTest {
         for (int count : counts) {
             assertThat(count).isBetween(850, 1150);
         }
-        assertThatThrownBy(() -> QueueLayout.of(QueueName.of("orders"), 129).partitions()).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> names(QueueLayout.of(QueueName.of("orders"), 129))).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("between 1 and 128");
     }
 }

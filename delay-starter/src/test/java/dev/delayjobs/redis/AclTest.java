@@ -2,6 +2,7 @@ package dev.delayjobs.redis;
 
 import static dev.delayjobs.test.ClaimRequests.request;
 import static org.assertj.core.api.Assertions.assertThat;
+import static dev.delayjobs.test.TestPartitions.whole;
 
 import java.time.Duration;
 import java.util.List;
@@ -62,6 +63,6 @@ class AclTest {
         assertThat(store.publish("q", List.of(new NewJob("a", true, 60_000, false, "1"))))
                 .as("the first publish stored it once").containsExactly(PublishOutcome.KEPT_EXISTING);
         assertThat(store.transfer("q", 10).moved()).isZero();
-        assertThat(store.partition("q").claim(request("i1", 1, Duration.ofSeconds(10), 1)).jobs()).isEmpty();
+        assertThat(store.partition(whole("q")).claim(request("i1", 1, Duration.ofSeconds(10), 1)).jobs()).isEmpty();
     }
 }

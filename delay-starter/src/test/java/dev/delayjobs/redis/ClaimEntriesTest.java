@@ -2,6 +2,7 @@ package dev.delayjobs.redis;
 
 import static dev.delayjobs.test.ClaimRequests.request;
 import static org.assertj.core.api.Assertions.assertThat;
+import static dev.delayjobs.test.TestPartitions.whole;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -70,7 +71,7 @@ class ClaimEntriesTest {
             jobs.add(new NewJob("j" + i, true, 0, false, payload));
         }
         store.publish("q", jobs);
-        assertThat(store.partition("q").claim(new ClaimRequest("i1", 150, 100, Duration.ofSeconds(30), 1, null, 0, 1)).jobs()).hasSize(150);
+        assertThat(store.partition(whole("q")).claim(new ClaimRequest("i1", 150, 100, Duration.ofSeconds(30), 1, null, 0, 1)).jobs()).hasSize(150);
         Map<String, String> records = records();
         long reads = jobsHashAccesses();
         assertThat(reads).as("below the counter's ceiling").isLessThan(250);
@@ -81,7 +82,7 @@ class ClaimEntriesTest {
         assertThat(stats.oldestWaitingDueAt()).as("read from the claim entries").isPositive();
         assertThat(jobsHashAccesses()).as("queue-stats never touched the jobs hash").isEqualTo(reads);
         leaseRanOut("i1", 1_000);
-        Recovery recovery = store.recoverExpired("q", 5);
+        Recovery recovery = store.leases().recoverExpired("q", 5);
         assertThat(recovery.requeued()).isEqualTo(150);
 
         assertThat(jobsHashAccesses()).as("recover never touched the jobs hash").isEqualTo(reads);
@@ -95,9 +96,9 @@ class ClaimEntriesTest {
         store.publish("q", List.of(new NewJob("a", true, 0, false, "1"), new NewJob("b", true, 0, false, "2")));
         Map<String, String> published = records();
 
-        Claim claim = store.partition("q").claim(new ClaimRequest("i1", 2, 1, Duration.ofSeconds(30), 1, null, 0, 1));
-        assertThat(store.partition("q").markStarted(claim.jobs().get(1))).isTrue();
-        assertThat(store.partition("q").bury("i1", claim.jobs().get(0), "no")).isTrue();
+        Claim claim = store.partition(whole("q")).claim(new ClaimRequest("i1", 2, 1, Duration.ofSeconds(30), 1, null, 0, 1));
+        assertThat(store.partition(whole("q")).markStarted(claim.jobs().get(1))).isTrue();
+        assertThat(store.partition(whole("q")).bury("i1", claim.jobs().get(0), "no")).isTrue();
 
         assertThat(records()).isEqualTo(published);
         assertThat(store.find("q", "b").orElseThrow().state()).isEqualTo(JobState.RUNNING);
@@ -108,13 +109,13 @@ class ClaimEntriesTest {
     @Test
     void expiredInstancesAreRecoveredInBoundedCallsAndKeepTheHeldOrder() {
         store.publish("q", List.of(job("a1"), job("a2"), job("a3"), job("a4"), job("b1"), job("b2"), job("b3")));
-        assertThat(store.partition("q").claim(request("a", 4, Duration.ofSeconds(30), 1)).jobs()).hasSize(4);
-        assertThat(store.partition("q").claim(new ClaimRequest("b", 3, 0, Duration.ofSeconds(30), 1, null, 0, 1)).jobs()).hasSize(3);
+        assertThat(store.partition(whole("q")).claim(request("a", 4, Duration.ofSeconds(30), 1)).jobs()).hasSize(4);
+        assertThat(store.partition(whole("q")).claim(new ClaimRequest("b", 3, 0, Duration.ofSeconds(30), 1, null, 0, 1)).jobs()).hasSize(3);
         leaseRanOut("a", 1_000);
         leaseRanOut("b", 2_000);
 
         // three held ids per call: a's tail, then a's head and b's tail, then b's head
-        Recovery recovery = store.recoverExpired("q", 5, 3);
+        Recovery recovery = store.leases().recoverExpired("q", 5, 3);
 
         assertThat(recovery.requeued()).isEqualTo(7);
         assertThat(recovery.instances()).isEqualTo(2);
@@ -130,24 +131,24 @@ class ClaimEntriesTest {
     void noClaimEntryOutlivesItsJob() {
         store.publish("q", List.of(job("acked"), job("cancelled"), job("requeued"), job("deleted"), job("trimmed"),
                 job("replaced")));
-        List<StoredJob> held = store.partition("q").claim(request("i1", 6, Duration.ofSeconds(30), 1)).jobs();
+        List<StoredJob> held = store.partition(whole("q")).claim(request("i1", 6, Duration.ofSeconds(30), 1)).jobs();
         assertThat(held).hasSize(6);
-        assertThat(store.partition("q").ack("i1", List.of(held.get(0)))).isEqualTo(1);
-        assertThat(store.partition("q").retry("i1", held.get(1), "again", Duration.ofMinutes(5))).isTrue();
+        assertThat(store.partition(whole("q")).ack("i1", List.of(held.get(0)))).isEqualTo(1);
+        assertThat(store.partition(whole("q")).retry("i1", held.get(1), "again", Duration.ofMinutes(5))).isTrue();
         assertThat(store.cancel("q", "cancelled")).isTrue();
         for (int i = 2; i < 5; i++) {
-            assertThat(store.partition("q").bury("i1", held.get(i), "dead")).isTrue();
+            assertThat(store.partition(whole("q")).bury("i1", held.get(i), "dead")).isTrue();
         }
         assertThat(store.deadJobs().requeue("q", List.of("requeued"))).isEqualTo(1);
         assertThat(store.deadJobs().delete("q", List.of("deleted"))).isEqualTo(1);
         assertThat(store.deadJobs().trim("q", Duration.ZERO, 10)).isEqualTo(1);
-        assertThat(store.partition("q").retry("i1", held.get(5), "again", Duration.ofMinutes(5))).isTrue();
+        assertThat(store.partition(whole("q")).retry("i1", held.get(5), "again", Duration.ofMinutes(5))).isTrue();
         assertThat(claims()).as("a retried job keeps its attempt").containsOnlyKeys("replaced");
         assertThat(store.publish("q", List.of(new NewJob("replaced", true, 0, true, "new")))).containsExactly(PublishOutcome.REPLACED);
 
         assertThat(claims()).as("every job that left, or started afresh, took its entry along").isEmpty();
         assertThat(records()).containsOnlyKeys("requeued", "replaced");
-        assertThat(store.partition("q").claim(request("i1", 2, Duration.ofSeconds(30), 1)).jobs()).extracting(StoredJob::attempts)
+        assertThat(store.partition(whole("q")).claim(request("i1", 2, Duration.ofSeconds(30), 1)).jobs()).extracting(StoredJob::attempts)
                 .containsExactly(1, 1);
     }
 

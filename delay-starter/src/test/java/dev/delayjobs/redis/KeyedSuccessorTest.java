@@ -3,6 +3,7 @@ package dev.delayjobs.redis;
 import static dev.delayjobs.test.ClaimRequests.request;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static dev.delayjobs.test.TestPartitions.whole;
 
 import java.time.Duration;
 import java.util.List;
@@ -38,7 +39,7 @@ class KeyedSuccessorTest {
 
         store.publish("q", List.of(new NewJob("k", true, 0, false, "\"second\"")));
         assertThat(store.find("q", "k").orElseThrow().payloadJson()).as("the held job is untouched").isEqualTo("\"first\"");
-        assertThat(store.partition("q").ack("i1", List.of(held))).isEqualTo(1);
+        assertThat(store.partition(whole("q")).ack("i1", List.of(held))).isEqualTo(1);
 
         JobInfo next = store.find("q", "k").orElseThrow();
         assertThat(next.state()).isEqualTo(JobState.READY);
@@ -51,11 +52,11 @@ class KeyedSuccessorTest {
     void aKeyedPublishThatMeetsAPrefetchedJobBecomesTheJobWhenItsRunIsAcked() {
         store.publish("q", List.of(new NewJob("k", true, 0, false, "\"first\"")));
         // start 0: taken into the consumer's buffer, PREFETCHED; its ack overtakes the start mark
-        StoredJob held = store.partition("q").claim(new ClaimRequest("i1", 1, 0, Duration.ofSeconds(30), 1, null, 0, 1)).jobs().get(0);
+        StoredJob held = store.partition(whole("q")).claim(new ClaimRequest("i1", 1, 0, Duration.ofSeconds(30), 1, null, 0, 1)).jobs().get(0);
         assertThat(store.find("q", "k").orElseThrow().state()).isEqualTo(JobState.PREFETCHED);
 
         store.publish("q", List.of(new NewJob("k", true, 60_000, false, "\"second\"")));
-        store.partition("q").ack("i1", List.of(held));
+        store.partition(whole("q")).ack("i1", List.of(held));
 
         JobInfo next = store.find("q", "k").orElseThrow();
         assertThat(next.state()).as("due in a minute, as published").isEqualTo(JobState.DELAYED);
@@ -68,14 +69,14 @@ class KeyedSuccessorTest {
         StoredJob held = publishAndClaim("\"first\"");
 
         store.publish("q", List.of(new NewJob("k", true, 60_000, true, "\"second\"")));
-        store.partition("q").retry("i1", held, "boom", Duration.ZERO);
+        store.partition(whole("q")).retry("i1", held, "boom", Duration.ZERO);
 
         JobInfo next = store.find("q", "k").orElseThrow();
         assertThat(next.state()).isEqualTo(JobState.DELAYED);
         assertThat(next.payloadJson()).isEqualTo("\"second\"");
         assertThat(next.attempts()).isZero();
         assertThat(next.lastError()).isNull();
-        assertThat(store.partition("q").ack("i1", List.of(held))).as("the old claim finishes nothing").isZero();
+        assertThat(store.partition(whole("q")).ack("i1", List.of(held))).as("the old claim finishes nothing").isZero();
         assertThat(store.find("q", "k").orElseThrow().payloadJson()).isEqualTo("\"second\"");
     }
 
@@ -84,7 +85,7 @@ class KeyedSuccessorTest {
         StoredJob held = publishAndClaim("\"first\"");
 
         store.publish("q", List.of(new NewJob("k", true, 0, false, "\"second\"")));
-        store.partition("q").retry("i1", held, "boom", Duration.ZERO);
+        store.partition(whole("q")).retry("i1", held, "boom", Duration.ZERO);
 
         JobInfo retried = store.find("q", "k").orElseThrow();
         assertThat(retried.payloadJson()).as("the held job runs again first").isEqualTo("\"first\"");
@@ -92,7 +93,7 @@ class KeyedSuccessorTest {
         store.transfer("q", 10);
         StoredJob again = claim("i1").get(0);
         assertThat(again.payload()).isEqualTo("\"first\"");
-        store.partition("q").ack("i1", List.of(again));
+        store.partition(whole("q")).ack("i1", List.of(again));
 
         assertThat(store.find("q", "k").orElseThrow().payloadJson()).isEqualTo("\"second\"");
     }
@@ -102,7 +103,7 @@ class KeyedSuccessorTest {
         StoredJob held = publishAndClaim("\"first\"");
 
         store.publish("q", List.of(new NewJob("k", true, 0, false, "\"second\"")));
-        assertThat(store.partition("q").bury("i1", held, "gave up")).isTrue();
+        assertThat(store.partition(whole("q")).bury("i1", held, "gave up")).isTrue();
 
         JobInfo next = store.find("q", "k").orElseThrow();
         assertThat(next.state()).isEqualTo(JobState.READY);
@@ -117,15 +118,15 @@ class KeyedSuccessorTest {
         StoredJob held = publishAndClaim("\"first\"");
         store.publish("q", List.of(new NewJob("k", true, 0, true, "\"second\"")));
 
-        store.partition("q").release("i1", 2);
+        store.partition(whole("q")).release("i1", 2);
         StoredJob again = claim("i2").get(0);
         assertThat(again.payload()).as("a recovered job runs again as it was").isEqualTo("\"first\"");
         assertThat(again.gen()).isEqualTo(held.gen());
 
         // i3 takes it with a lease that runs out: recovery buries it (last attempt spent)
-        store.partition("q").release("i2", 2);
-        store.partition("q").claim(request("i3", 1, Duration.ofMillis(100), 1));
-        await().atMost(Duration.ofSeconds(5)).until(() -> store.recoverExpired("q", 1).instances() == 1);
+        store.partition(whole("q")).release("i2", 2);
+        store.partition(whole("q")).claim(request("i3", 1, Duration.ofMillis(100), 1));
+        await().atMost(Duration.ofSeconds(5)).until(() -> store.leases().recoverExpired("q", 1).instances() == 1);
 
         JobInfo next = store.find("q", "k").orElseThrow();
         assertThat(next.state()).isEqualTo(JobState.READY);
@@ -138,13 +139,13 @@ class KeyedSuccessorTest {
 
         store.publish("q", List.of(new NewJob("k", true, 0, false, "\"second\"")));
         store.publish("q", List.of(new NewJob("k", true, 0, false, "\"kept out\"")));
-        store.partition("q").ack("i1", List.of(held));
+        store.partition(whole("q")).ack("i1", List.of(held));
         StoredJob second = claim("i1").get(0);
         assertThat(second.payload()).isEqualTo("\"second\"");
 
         store.publish("q", List.of(new NewJob("k", true, 0, false, "\"third\"")));
         store.publish("q", List.of(new NewJob("k", true, 0, true, "\"fourth\"")));
-        store.partition("q").ack("i1", List.of(second));
+        store.partition(whole("q")).ack("i1", List.of(second));
         assertThat(store.find("q", "k").orElseThrow().payloadJson()).isEqualTo("\"fourth\"");
     }
 
@@ -156,7 +157,7 @@ class KeyedSuccessorTest {
         assertThat(store.cancel("q", "k")).isTrue();
 
         assertThat(store.find("q", "k").orElseThrow().state()).isEqualTo(JobState.RUNNING);
-        assertThat(store.partition("q").ack("i1", List.of(held))).isEqualTo(1);
+        assertThat(store.partition(whole("q")).ack("i1", List.of(held))).isEqualTo(1);
         assertThat(store.find("q", "k")).isEmpty();
         assertThat(store.cancel("q", "k")).isFalse();
     }
@@ -194,7 +195,7 @@ class KeyedSuccessorTest {
     void aReplacingPublishOntoARetriedJobWithASuccessorReplacesTheJobAndDropsTheSuccessor() {
         StoredJob held = publishAndClaim("\"first\"");
         store.publish("q", List.of(new NewJob("k", true, 0, false, "\"second\"")));
-        store.partition("q").retry("i1", held, "boom", Duration.ofMinutes(1));
+        store.partition(whole("q")).retry("i1", held, "boom", Duration.ofMinutes(1));
 
         assertThat(store.publish("q", List.of(new NewJob("k", true, 0, true, "\"newest\""))))
                 .containsExactly(PublishOutcome.REPLACED);
@@ -202,7 +203,7 @@ class KeyedSuccessorTest {
         JobInfo info = store.find("q", "k").orElseThrow();
         assertThat(info.payloadJson()).isEqualTo("\"newest\"");
         assertThat(info.successor()).isNull();
-        store.partition("q").ack("i1", claim("i1"));
+        store.partition(whole("q")).ack("i1", claim("i1"));
         assertThat(store.find("q", "k")).as("nothing follows the newest intent").isEmpty();
     }
 
@@ -210,14 +211,14 @@ class KeyedSuccessorTest {
     void cancelOfAWaitingJobCancelsItsSuccessorToo() {
         StoredJob held = publishAndClaim("\"first\"");
         store.publish("q", List.of(new NewJob("k", true, 0, false, "\"second\"")));
-        store.partition("q").retry("i1", held, "boom", Duration.ofMinutes(1));
+        store.partition(whole("q")).retry("i1", held, "boom", Duration.ofMinutes(1));
 
         assertThat(store.cancel("q", "k")).isTrue();
 
         assertThat(store.find("q", "k")).isEmpty();
         assertThat(store.publish("q", List.of(new NewJob("k", true, 0, false, "\"fresh\""))))
                 .as("no successor left over to follow a new job").containsExactly(PublishOutcome.CREATED);
-        store.partition("q").ack("i1", claim("i1"));
+        store.partition(whole("q")).ack("i1", claim("i1"));
         assertThat(store.find("q", "k")).isEmpty();
     }
 
@@ -229,6 +230,6 @@ class KeyedSuccessorTest {
     }
 
     private List<StoredJob> claim(String instance) {
-        return store.partition("q").claim(request(instance, 1, Duration.ofSeconds(30), 1)).jobs();
+        return store.partition(whole("q")).claim(request(instance, 1, Duration.ofSeconds(30), 1)).jobs();
     }
 }

@@ -2,6 +2,7 @@ package dev.delayjobs.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static dev.delayjobs.test.TestPartitions.whole;
 
 import java.time.Duration;
 import java.util.List;
@@ -70,7 +71,7 @@ class PrefetchedJobsTest {
     void underARateLimitAClaimTakesOnlyTheJobsThatStartNow() {
         publishDue("a", "b", "c");
 
-        Claim claim = store.partition("q").claim(new ClaimRequest("i1", 3, 1, LONG_LEASE, 1, RateLimit.parse("10/1s"), 0, 1));
+        Claim claim = store.partition(whole("q")).claim(new ClaimRequest("i1", 3, 1, LONG_LEASE, 1, RateLimit.parse("10/1s"), 0, 1));
 
         // the rate log counts a job when it is claimed: a prefetched one would start later than counted
         assertThat(claim.startsOnly()).isTrue();
@@ -85,13 +86,13 @@ class PrefetchedJobsTest {
         publishDue("a");
         StoredJob a = claim("i1", 1, 0, LONG_LEASE).jobs().get(0);
 
-        assertThat(store.partition("q").markStartedAsync(List.of(a)).join()).isEqualTo(1);
-        assertThat(store.partition("q").markStartedAsync(List.of(a)).join()).as("a resent mark").isZero();
+        assertThat(store.partition(whole("q")).markStartedAsync(List.of(a)).join()).isEqualTo(1);
+        assertThat(store.partition(whole("q")).markStartedAsync(List.of(a)).join()).as("a resent mark").isZero();
 
         JobInfo info = store.find("q", "a").orElseThrow();
         assertThat(info.state()).isEqualTo(JobState.RUNNING);
         assertThat(info.attempts()).isEqualTo(1);
-        assertThat(store.partition("q").ack("i1", List.of(a))).isEqualTo(1);
+        assertThat(store.partition(whole("q")).ack("i1", List.of(a))).isEqualTo(1);
         assertThat(store.find("q", "a")).isEmpty();
     }
 
@@ -100,10 +101,10 @@ class PrefetchedJobsTest {
         publishDue("acked", "retried");
         List<StoredJob> jobs = claim("i1", 2, 0, LONG_LEASE).jobs();
 
-        assertThat(store.partition("q").ack("i1", List.of(jobs.get(0)))).isEqualTo(1);
-        assertThat(store.partition("q").retry("i1", jobs.get(1), "boom", Duration.ofMinutes(1))).isTrue();
+        assertThat(store.partition(whole("q")).ack("i1", List.of(jobs.get(0)))).isEqualTo(1);
+        assertThat(store.partition(whole("q")).retry("i1", jobs.get(1), "boom", Duration.ofMinutes(1))).isTrue();
         // the marks arrive late and change nothing
-        assertThat(store.partition("q").markStartedAsync(jobs).join()).isZero();
+        assertThat(store.partition(whole("q")).markStartedAsync(jobs).join()).isZero();
 
         assertThat(store.find("q", "acked")).isEmpty();
         JobInfo retried = store.find("q", "retried").orElseThrow();
@@ -116,7 +117,7 @@ class PrefetchedJobsTest {
         publishDue("running", "also-running", "waiting", "waiting-too", "ready-behind");
         claim("i1", 4, 2, LONG_LEASE);
 
-        Recovery recovery = store.partition("q").releaseAllBut("i1", List.of("running", "also-running"), 2);
+        Recovery recovery = store.partition(whole("q")).releaseAllBut("i1", List.of("running", "also-running"), 2);
 
         assertThat(recovery.requeued()).isEqualTo(2);
         JobInfo waiting = store.find("q", "waiting").orElseThrow();
@@ -136,7 +137,7 @@ class PrefetchedJobsTest {
         publishDue("running", "waiting");
         claim("i1", 2, 1, SHORT_LEASE);
 
-        await().atMost(Duration.ofSeconds(5)).until(() -> store.recoverExpired("q", 3).instances() == 1);
+        await().atMost(Duration.ofSeconds(5)).until(() -> store.leases().recoverExpired("q", 3).instances() == 1);
 
         JobInfo running = store.find("q", "running").orElseThrow();
         assertThat(running.attempts()).as("started: its attempt counts").isEqualTo(1);
@@ -148,7 +149,7 @@ class PrefetchedJobsTest {
         assertThat(next.jobs()).extracting(StoredJob::id).containsExactly("running", "waiting");
         assertThat(next.jobs()).extracting(StoredJob::attempts).containsExactly(2, 1);
         assertThat(next.suspects()).containsExactly("waiting");
-        assertThat(store.partition("q").markStarted(next.jobs().get(1))).isTrue();
+        assertThat(store.partition(whole("q")).markStarted(next.jobs().get(1))).isTrue();
         assertThat(store.find("q", "waiting").orElseThrow().attempts()).isEqualTo(1);
     }
 
@@ -164,7 +165,7 @@ class PrefetchedJobsTest {
         for (int crash = 2; crash <= maxAttempts; crash++) {
             Claim claim = claim("c" + crash, 1, 0, SHORT_LEASE);
             assertThat(claim.suspects()).containsExactly("poison");
-            assertThat(store.partition("q").markStarted(claim.jobs().get(0))).isTrue();
+            assertThat(store.partition(whole("q")).markStarted(claim.jobs().get(0))).isTrue();
             awaitRecovered();
         }
 
@@ -190,11 +191,11 @@ class PrefetchedJobsTest {
     }
 
     private void awaitRecovered() {
-        await().atMost(Duration.ofSeconds(5)).until(() -> store.recoverExpired("q", 3).instances() == 1);
+        await().atMost(Duration.ofSeconds(5)).until(() -> store.leases().recoverExpired("q", 3).instances() == 1);
     }
 
     private Claim claim(String instance, int max, int start, Duration lease) {
-        return store.partition("q").claim(new ClaimRequest(instance, max, start, lease, 1, null, 0, 1));
+        return store.partition(whole("q")).claim(new ClaimRequest(instance, max, start, lease, 1, null, 0, 1));
     }
 
     private void publishDue(String... ids) {

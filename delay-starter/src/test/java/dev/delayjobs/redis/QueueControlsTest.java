@@ -3,6 +3,7 @@ package dev.delayjobs.redis;
 import static dev.delayjobs.test.ClaimRequests.request;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static dev.delayjobs.test.TestPartitions.whole;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -39,19 +40,19 @@ class QueueControlsTest {
     @Test
     void pausedQueueGivesNothingAndKeepsItsJobsReadyUntilResumed() {
         publishDueNow(3);
-        assertThat(controls.pause("q", false)).isTrue();
-        assertThat(controls.pause("q", false)).as("already paused").isFalse();
+        assertThat(controls.pause(whole("q"), false)).isTrue();
+        assertThat(controls.pause(whole("q"), false)).as("already paused").isFalse();
 
-        Claim paused = store.partition("q").claim(request("i1", 10, LEASE, 1));
+        Claim paused = store.partition(whole("q")).claim(request("i1", 10, LEASE, 1));
         assertThat(paused.paused()).isTrue();
         assertThat(paused.jobs()).isEmpty();
         assertThat(store.find("q", "j0").orElseThrow().state()).isEqualTo(JobState.READY);
         assertThat(store.stats("q").control().paused()).isTrue();
-        assertThat(controls.state("q").pausedAt()).isNotNull();
+        assertThat(controls.state(whole("q")).pausedAt()).isNotNull();
 
-        assertThat(controls.resume("q")).isTrue();
-        assertThat(controls.resume("q")).as("not paused any more").isFalse();
-        Claim resumed = store.partition("q").claim(request("i1", 10, LEASE, 1));
+        assertThat(controls.resume(whole("q"))).isTrue();
+        assertThat(controls.resume(whole("q"))).as("not paused any more").isFalse();
+        Claim resumed = store.partition(whole("q")).claim(request("i1", 10, LEASE, 1));
         assertThat(resumed.paused()).isFalse();
         assertThat(resumed.jobs()).extracting(StoredJob::id).containsExactly("j0", "j1", "j2");
         assertThat(store.stats("q").control().paused()).isFalse();
@@ -59,12 +60,12 @@ class QueueControlsTest {
 
     @Test
     void pauseOnStartupPausesOnlyAQueueNeverPausedNorResumed() {
-        assertThat(controls.pause("fresh", true)).isTrue();
-        assertThat(controls.resume("fresh")).isTrue();
-        assertThat(controls.pause("fresh", true)).as("resumed once: a restart with paused-on-startup leaves it running")
+        assertThat(controls.pause(whole("fresh"), true)).isTrue();
+        assertThat(controls.resume(whole("fresh"))).isTrue();
+        assertThat(controls.pause(whole("fresh"), true)).as("resumed once: a restart with paused-on-startup leaves it running")
                 .isFalse();
-        assertThat(controls.state("fresh").paused()).isFalse();
-        assertThat(controls.pause("fresh", false)).as("an operator's pause always pauses").isTrue();
+        assertThat(controls.state(whole("fresh")).paused()).isFalse();
+        assertThat(controls.pause(whole("fresh"), false)).as("an operator's pause always pauses").isTrue();
     }
 
     @Test
@@ -72,9 +73,9 @@ class QueueControlsTest {
         publishDueNow(10);
         RateLimit fivePerMinute = RateLimit.parse("5/1m");
 
-        Claim first = store.partition("q").claim(request("i1", 3, LEASE, 1, fivePerMinute));
-        Claim second = store.partition("q").claim(request("i2", 10, LEASE, 1, fivePerMinute));
-        Claim third = store.partition("q").claim(request("i3", 10, LEASE, 1, fivePerMinute));
+        Claim first = store.partition(whole("q")).claim(request("i1", 3, LEASE, 1, fivePerMinute));
+        Claim second = store.partition(whole("q")).claim(request("i2", 10, LEASE, 1, fivePerMinute));
+        Claim third = store.partition(whole("q")).claim(request("i3", 10, LEASE, 1, fivePerMinute));
 
         assertThat(first.jobs()).hasSize(3);
         assertThat(first.rateLimitedForMillis()).as("two permits left").isZero();
@@ -89,16 +90,16 @@ class QueueControlsTest {
     void runtimeRateLimitReplacesTheConfiguredOneUntilCleared() {
         publishDueNow(10);
         RateLimit twoPerMinute = RateLimit.parse("2/1m");
-        assertThat(store.partition("q").claim(request("i1", 10, LEASE, 1, twoPerMinute)).jobs()).hasSize(2);
+        assertThat(store.partition(whole("q")).claim(request("i1", 10, LEASE, 1, twoPerMinute)).jobs()).hasSize(2);
 
-        controls.setRateLimit("q", RateLimit.parse("6/1m"));
-        assertThat(controls.state("q").rateLimit()).isEqualTo(RateLimit.parse("6/1m"));
+        controls.setRateLimit(whole("q"), RateLimit.parse("6/1m"));
+        assertThat(controls.state(whole("q")).rateLimit()).isEqualTo(RateLimit.parse("6/1m"));
         assertThat(store.stats("q").control().rateLimit()).isEqualTo(RateLimit.parse("6/1m"));
-        assertThat(store.partition("q").claim(request("i1", 10, LEASE, 1, twoPerMinute)).jobs()).as("6 in the window, 2 used").hasSize(4);
+        assertThat(store.partition(whole("q")).claim(request("i1", 10, LEASE, 1, twoPerMinute)).jobs()).as("6 in the window, 2 used").hasSize(4);
 
-        controls.setRateLimit("q", null);
-        assertThat(controls.state("q").rateLimit()).isNull();
-        Claim configuredAgain = store.partition("q").claim(request("i1", 10, LEASE, 1, twoPerMinute));
+        controls.setRateLimit(whole("q"), null);
+        assertThat(controls.state(whole("q")).rateLimit()).isNull();
+        Claim configuredAgain = store.partition(whole("q")).claim(request("i1", 10, LEASE, 1, twoPerMinute));
         assertThat(configuredAgain.jobs()).isEmpty();
         assertThat(configuredAgain.rateLimitedForMillis()).isPositive();
     }
@@ -107,25 +108,25 @@ class QueueControlsTest {
     void windowSlides() {
         publishDueNow(4);
         RateLimit twoPer300ms = RateLimit.parse("2/300ms");
-        assertThat(store.partition("q").claim(request("i1", 10, LEASE, 1, twoPer300ms)).jobs()).hasSize(2);
-        Claim limited = store.partition("q").claim(request("i1", 10, LEASE, 1, twoPer300ms));
+        assertThat(store.partition(whole("q")).claim(request("i1", 10, LEASE, 1, twoPer300ms)).jobs()).hasSize(2);
+        Claim limited = store.partition(whole("q")).claim(request("i1", 10, LEASE, 1, twoPer300ms));
         assertThat(limited.jobs()).isEmpty();
         assertThat(limited.rateLimitedForMillis()).isBetween(1L, 300L);
 
         // once the window has passed, the next two start
         await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20))
-                .until(() -> store.partition("q").claim(request("i1", 10, LEASE, 1, twoPer300ms)).jobs().size() == 2);
+                .until(() -> store.partition(whole("q")).claim(request("i1", 10, LEASE, 1, twoPer300ms)).jobs().size() == 2);
         assertThat(store.stats("q").ready()).isZero();
     }
 
     @Test
     void controlChangesReachSubscribers() throws InterruptedException {
         CountDownLatch changes = new CountDownLatch(3);
-        try (ChannelSubscription subscription = controls.subscribe("q", changes::countDown)) {
+        try (ChannelSubscription subscription = controls.subscribe(whole("q"), changes::countDown)) {
             assertThat(subscription.isActive()).isTrue();
-            controls.pause("q", false);
-            controls.setRateLimit("q", RateLimit.parse("1/1s"));
-            controls.resume("q");
+            controls.pause(whole("q"), false);
+            controls.setRateLimit(whole("q"), RateLimit.parse("1/1s"));
+            controls.resume(whole("q"));
             assertThat(changes.await(10, TimeUnit.SECONDS)).as("pause, rate limit and resume announced").isTrue();
         }
     }

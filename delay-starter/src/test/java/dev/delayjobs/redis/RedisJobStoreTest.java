@@ -3,6 +3,7 @@ package dev.delayjobs.redis;
 import static dev.delayjobs.test.ClaimRequests.request;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static dev.delayjobs.test.TestPartitions.whole;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -44,7 +45,7 @@ class RedisJobStoreTest {
         redisson.getList(keys.ready(), StringCodec.INSTANCE).add("garbage");
         store.publish("q", List.of(new NewJob("good", true, 0, false, "{\"n\":1}")));
 
-        Claim claim = store.partition("q").claim(request("i1", 10, Duration.ofSeconds(10), 1));
+        Claim claim = store.partition(whole("q")).claim(request("i1", 10, Duration.ofSeconds(10), 1));
 
         assertThat(claim.jobs()).extracting(StoredJob::id).containsExactly("good");
         JobInfo garbage = store.find("q", "garbage").orElseThrow();
@@ -58,7 +59,7 @@ class RedisJobStoreTest {
         redisson.getList(keys.ready(), StringCodec.INSTANCE).add("vanished");
         store.publish("q", List.of(new NewJob("present", true, 0, false, "1")));
 
-        Claim claim = store.partition("q").claim(request("i1", 10, Duration.ofSeconds(10), 1));
+        Claim claim = store.partition(whole("q")).claim(request("i1", 10, Duration.ofSeconds(10), 1));
 
         assertThat(claim.jobs()).extracting(StoredJob::id).containsExactly("present");
         assertThat(redisson.getList(keys.ready(), StringCodec.INSTANCE).size()).isZero();
@@ -70,7 +71,7 @@ class RedisJobStoreTest {
         String payload = "{\"big\":12345678901234567890,\"pipe\":\"a|b|c\",\"nl\":\"x\\ny\",\"uni\":\"日本\"}";
         store.publish("q", List.of(new NewJob("p", true, 0, false, payload)));
 
-        StoredJob job = store.partition("q").claim(request("i1", 1, Duration.ofSeconds(10), 1)).jobs().get(0);
+        StoredJob job = store.partition(whole("q")).claim(request("i1", 1, Duration.ofSeconds(10), 1)).jobs().get(0);
 
         assertThat(job.payload()).isEqualTo(payload);
         assertThat(job.attempts()).isEqualTo(1);
@@ -104,20 +105,20 @@ class RedisJobStoreTest {
         store.publish("q", List.of(new NewJob("a", true, 0, false, "1")));
         assertThat(redisson.getScoredSortedSet(keys.instances(), StringCodec.INSTANCE).contains("i1")).isFalse();
 
-        store.partition("q").claim(request("i1", 1, Duration.ofMillis(200), 1));
+        store.partition(whole("q")).claim(request("i1", 1, Duration.ofMillis(200), 1));
 
         assertThat(redisson.getScoredSortedSet(keys.instances(), StringCodec.INSTANCE).contains("i1")).isTrue();
-        await().atMost(Duration.ofSeconds(5)).until(() -> store.recoverExpired("q", 5).requeued() == 1);
+        await().atMost(Duration.ofSeconds(5)).until(() -> store.leases().recoverExpired("q", 5).requeued() == 1);
         assertThat(store.find("q", "a").map(JobInfo::state)).isEqualTo(Optional.of(JobState.READY));
-        assertThat(store.partition("q").claim(request("i2", 1, Duration.ofSeconds(10), 1)).jobs()).extracting(StoredJob::attempts).containsExactly(2);
+        assertThat(store.partition(whole("q")).claim(request("i2", 1, Duration.ofSeconds(10), 1)).jobs()).extracting(StoredJob::attempts).containsExactly(2);
     }
 
     @Test
     void recoveryBuriesAJobThatUsedItsLastAttempt() {
         store.publish("q", List.of(new NewJob("poison", true, 0, false, "1")));
-        store.partition("q").claim(request("i1", 1, Duration.ofMillis(100), 1));
+        store.partition(whole("q")).claim(request("i1", 1, Duration.ofMillis(100), 1));
 
-        await().atMost(Duration.ofSeconds(5)).until(() -> store.recoverExpired("q", 1).instances() == 1);
+        await().atMost(Duration.ofSeconds(5)).until(() -> store.leases().recoverExpired("q", 1).instances() == 1);
 
         JobInfo info = store.find("q", "poison").orElseThrow();
         assertThat(info.state()).isEqualTo(JobState.DEAD);
@@ -127,9 +128,9 @@ class RedisJobStoreTest {
     @Test
     void releaseAllButHandsBackOnlyTheJobsNoWorkerHandles() {
         store.publish("q", List.of(new NewJob("handled", true, 0, false, "1"), new NewJob("lost", true, 0, false, "2")));
-        store.partition("q").claim(request("i1", 2, Duration.ofSeconds(30), 1));
+        store.partition(whole("q")).claim(request("i1", 2, Duration.ofSeconds(30), 1));
 
-        Recovery recovery = store.partition("q").releaseAllBut("i1", List.of("handled"), 2);
+        Recovery recovery = store.partition(whole("q")).releaseAllBut("i1", List.of("handled"), 2);
 
         assertThat(recovery.requeued()).isEqualTo(1);
         assertThat(recovery.instances()).as("a live instance stays registered").isZero();
@@ -141,80 +142,80 @@ class RedisJobStoreTest {
     @Test
     void ackOfAReplacedJobLeavesTheReplacementAlone() {
         store.publish("q", List.of(new NewJob("k", true, 0, false, "old")));
-        StoredJob claimed = store.partition("q").claim(request("i1", 1, Duration.ofSeconds(30), 1)).jobs().get(0);
+        StoredJob claimed = store.partition(whole("q")).claim(request("i1", 1, Duration.ofSeconds(30), 1)).jobs().get(0);
         // the claim is lost (instance presumed dead), the job handed back, then replaced by a new publish
-        store.partition("q").release("i1", 2);
+        store.partition(whole("q")).release("i1", 2);
         store.publish("q", List.of(new NewJob("k", true, 3_600_000, true, "new")));
 
-        assertThat(store.partition("q").ack("i1", List.of(claimed))).isZero();
+        assertThat(store.partition(whole("q")).ack("i1", List.of(claimed))).isZero();
         assertThat(store.find("q", "k").orElseThrow().payloadJson()).isEqualTo("new");
     }
 
     @Test
     void lateOutcomeOfAnInstancePresumedDeadLeavesTheNewHolderAlone() {
         store.publish("q", List.of(new NewJob("j", true, 0, false, "1")));
-        StoredJob first = store.partition("q").claim(request("frozen", 1, Duration.ofMillis(100), 1)).jobs().get(0);
-        await().atMost(Duration.ofSeconds(5)).until(() -> store.recoverExpired("q", 5).requeued() == 1);
-        StoredJob second = store.partition("q").claim(request("alive", 1, Duration.ofSeconds(30), 1)).jobs().get(0);
+        StoredJob first = store.partition(whole("q")).claim(request("frozen", 1, Duration.ofMillis(100), 1)).jobs().get(0);
+        await().atMost(Duration.ofSeconds(5)).until(() -> store.leases().recoverExpired("q", 5).requeued() == 1);
+        StoredJob second = store.partition(whole("q")).claim(request("alive", 1, Duration.ofSeconds(30), 1)).jobs().get(0);
         assertThat(second.gen()).isEqualTo(first.gen());
 
         // the frozen instance wakes up and reports: none of it may touch the job "alive" now runs
-        assertThat(store.partition("q").ack("frozen", List.of(first))).isZero();
-        assertThat(store.partition("q").retry("frozen", first, "late failure", Duration.ZERO)).isFalse();
-        assertThat(store.partition("q").bury("frozen", first, "late failure")).isFalse();
+        assertThat(store.partition(whole("q")).ack("frozen", List.of(first))).isZero();
+        assertThat(store.partition(whole("q")).retry("frozen", first, "late failure", Duration.ZERO)).isFalse();
+        assertThat(store.partition(whole("q")).bury("frozen", first, "late failure")).isFalse();
         JobInfo info = store.find("q", "j").orElseThrow();
         assertThat(info.state()).isEqualTo(JobState.RUNNING);
         assertThat(info.lastError()).isNull();
 
-        assertThat(store.partition("q").ack("alive", List.of(second))).isEqualTo(1);
+        assertThat(store.partition(whole("q")).ack("alive", List.of(second))).isEqualTo(1);
         assertThat(store.find("q", "j")).isEmpty();
     }
 
     @Test
     void outcomeOfAnOldClaimNeverRemovesTheEntryOfANewerClaimBySameInstance() {
         store.publish("q", List.of(new NewJob("k", true, 0, false, "old")));
-        StoredJob old = store.partition("q").claim(request("i1", 1, Duration.ofMillis(100), 1)).jobs().get(0);
+        StoredJob old = store.partition(whole("q")).claim(request("i1", 1, Duration.ofMillis(100), 1)).jobs().get(0);
         // i1 froze past its lease; its job was recovered, replaced, and claimed again by i1
-        await().atMost(Duration.ofSeconds(5)).until(() -> store.recoverExpired("q", 5).requeued() == 1);
+        await().atMost(Duration.ofSeconds(5)).until(() -> store.leases().recoverExpired("q", 5).requeued() == 1);
         store.publish("q", List.of(new NewJob("k", true, 0, true, "new")));
-        StoredJob current = store.partition("q").claim(request("i1", 2, Duration.ofSeconds(30), 1)).jobs().stream()
+        StoredJob current = store.partition(whole("q")).claim(request("i1", 2, Duration.ofSeconds(30), 1)).jobs().stream()
                 .filter(j -> j.payload().equals("new")).findFirst().orElseThrow();
 
-        assertThat(store.partition("q").ack("i1", List.of(old))).isZero();
-        assertThat(store.partition("q").retry("i1", old, "late", Duration.ZERO)).isFalse();
-        assertThat(store.partition("q").bury("i1", old, "late")).isFalse();
+        assertThat(store.partition(whole("q")).ack("i1", List.of(old))).isZero();
+        assertThat(store.partition(whole("q")).retry("i1", old, "late", Duration.ZERO)).isFalse();
+        assertThat(store.partition(whole("q")).bury("i1", old, "late")).isFalse();
         assertThat(redisson.getList(keys.active("i1"), StringCodec.INSTANCE).readAll()).containsExactly("k");
 
-        assertThat(store.partition("q").ack("i1", List.of(current))).isEqualTo(1);
+        assertThat(store.partition(whole("q")).ack("i1", List.of(current))).isEqualTo(1);
         assertThat(store.find("q", "k")).isEmpty();
     }
 
     @Test
     void outcomeOfAnEarlierClaimIsRefusedAfterTheSameInstanceClaimedTheJobAgain() {
         store.publish("q", List.of(new NewJob("j", true, 0, false, "1")));
-        StoredJob first = store.partition("q").claim(request("i1", 1, Duration.ofMillis(100), 1)).jobs().get(0);
+        StoredJob first = store.partition(whole("q")).claim(request("i1", 1, Duration.ofMillis(100), 1)).jobs().get(0);
         // i1 froze past its lease (its own sweep may recover the job), then claimed the job again
-        await().atMost(Duration.ofSeconds(5)).until(() -> store.recoverExpired("q", 5).requeued() == 1);
-        StoredJob second = store.partition("q").claim(request("i1", 1, Duration.ofSeconds(30), 1)).jobs().get(0);
+        await().atMost(Duration.ofSeconds(5)).until(() -> store.leases().recoverExpired("q", 5).requeued() == 1);
+        StoredJob second = store.partition(whole("q")).claim(request("i1", 1, Duration.ofSeconds(30), 1)).jobs().get(0);
         assertThat(second.attempts()).isEqualTo(2);
 
-        assertThat(store.partition("q").ack("i1", List.of(first))).isZero();
-        assertThat(store.partition("q").retry("i1", first, "late", Duration.ZERO)).isFalse();
+        assertThat(store.partition(whole("q")).ack("i1", List.of(first))).isZero();
+        assertThat(store.partition(whole("q")).retry("i1", first, "late", Duration.ZERO)).isFalse();
         assertThat(store.find("q", "j").orElseThrow().state()).isEqualTo(JobState.RUNNING);
 
-        assertThat(store.partition("q").ack("i1", List.of(second))).isEqualTo(1);
+        assertThat(store.partition(whole("q")).ack("i1", List.of(second))).isEqualTo(1);
     }
 
     @Test
     void aClaimThatReachesRedisAfterTheHandBackThatFollowedItsLostReplyTakesNothing() {
         store.publish("q", List.of(new NewJob("a", true, 0, false, "1"), new NewJob("b", true, 0, false, "2")));
-        long epoch = store.partition("q").releaseAllBut("i1", List.of(), 1).fence(); // the container starts: epoch 1
+        long epoch = store.partition(whole("q")).releaseAllBut("i1", List.of(), 1).fence(); // the container starts: epoch 1
         assertThat(epoch).isEqualTo(1);
         // the claimer gave up on a claim of that epoch and handed back what it held, fencing it off
-        assertThat(store.partition("q").releaseAllBut("i1", List.of(), 2).fence()).isEqualTo(2);
+        assertThat(store.partition(whole("q")).releaseAllBut("i1", List.of(), 2).fence()).isEqualTo(2);
 
         // the lost claim only reaches Redis now, on another connection: refused, and it says so
-        Claim late = store.partition("q").claim(request("i1", 2, Duration.ofSeconds(30), epoch));
+        Claim late = store.partition(whole("q")).claim(request("i1", 2, Duration.ofSeconds(30), epoch));
         assertThat(late.jobs()).isEmpty();
         assertThat(late.fenced()).isTrue();
         assertThat(late.fence()).isEqualTo(2);
@@ -222,11 +223,11 @@ class RedisJobStoreTest {
         assertThat(redisson.getList(keys.active("i1"), StringCodec.INSTANCE).size()).isZero();
 
         // the claims the container sends from now on carry the new epoch
-        assertThat(store.partition("q").claim(request("i1", 2, Duration.ofSeconds(30), 2)).jobs()).extracting(StoredJob::id)
+        assertThat(store.partition(whole("q")).claim(request("i1", 2, Duration.ofSeconds(30), 2)).jobs()).extracting(StoredJob::id)
                 .containsExactly("a", "b");
         // another instance has no fence of its own
         store.publish("q", List.of(new NewJob("c", true, 0, false, "3")));
-        assertThat(store.partition("q").claim(request("i2", 1, Duration.ofSeconds(30), 1)).jobs()).extracting(StoredJob::id)
+        assertThat(store.partition(whole("q")).claim(request("i2", 1, Duration.ofSeconds(30), 1)).jobs()).extracting(StoredJob::id)
                 .containsExactly("c");
     }
 
@@ -234,40 +235,40 @@ class RedisJobStoreTest {
     void aStartingContainerTakesOverWhatItsInstanceIdHeldAndClaimsAboveItsFence() {
         store.publish("q", List.of(new NewJob("a", true, 0, false, "1"), new NewJob("b", true, 0, false, "2")));
         // the process before: claimed both, then lost claim replies and raised its fence to 5
-        store.partition("q").claim(request("pod-0", 2, Duration.ofSeconds(30), 1));
+        store.partition(whole("q")).claim(request("pod-0", 2, Duration.ofSeconds(30), 1));
         for (int epoch = 2; epoch <= 5; epoch++) {
-            store.partition("q").releaseAllBut("pod-0", List.of("a", "b"), epoch);
+            store.partition(whole("q")).releaseAllBut("pod-0", List.of("a", "b"), epoch);
         }
         // it died; its successor under the same id heartbeats the same id, so no lease ever expires;
         // its first hand-back names epoch 1, and learns that the fence is higher
-        Recovery takeOver = store.partition("q").releaseAllBut("pod-0", List.of(), 1);
+        Recovery takeOver = store.partition(whole("q")).releaseAllBut("pod-0", List.of(), 1);
         assertThat(takeOver.requeued()).isEqualTo(2);
         assertThat(takeOver.fence()).as("a fence never falls").isEqualTo(5);
-        assertThat(store.partition("q").claim(request("pod-0", 2, Duration.ofSeconds(30), 1)).fenced()).isTrue();
+        assertThat(store.partition(whole("q")).claim(request("pod-0", 2, Duration.ofSeconds(30), 1)).fenced()).isTrue();
 
         // so it hands back again above it, and claims from there
-        assertThat(store.partition("q").releaseAllBut("pod-0", List.of(), 6).fence()).isEqualTo(6);
-        assertThat(store.partition("q").claim(request("pod-0", 2, Duration.ofSeconds(30), 6)).jobs())
+        assertThat(store.partition(whole("q")).releaseAllBut("pod-0", List.of(), 6).fence()).isEqualTo(6);
+        assertThat(store.partition(whole("q")).claim(request("pod-0", 2, Duration.ofSeconds(30), 6)).jobs())
                 .extracting(StoredJob::id).containsExactlyInAnyOrder("a", "b");
     }
 
     @Test
     void aClaimThatReachesRedisAfterAGracefulShutdownTakesNothing() {
         store.publish("q", List.of(new NewJob("a", true, 0, false, "1")));
-        long epoch = store.partition("q").releaseAllBut("i1", List.of(), 1).fence();
+        long epoch = store.partition(whole("q")).releaseAllBut("i1", List.of(), 1).fence();
         // the container stops; its claimer outlived the join with a claim of that epoch on its way
-        store.partition("q").release("i1", epoch + 1);
+        store.partition(whole("q")).release("i1", epoch + 1);
 
-        Claim late = store.partition("q").claim(request("i1", 1, Duration.ofSeconds(30), epoch));
+        Claim late = store.partition(whole("q")).claim(request("i1", 1, Duration.ofSeconds(30), epoch));
         assertThat(late.jobs()).isEmpty();
         assertThat(late.fenced()).isTrue();
         assertThat(store.find("q", "a").orElseThrow().state()).isEqualTo(JobState.READY);
         assertThat(store.stats("q").instances()).as("the stopped instance is not entered again").isEmpty();
 
         // a start under the same instance id learns the fence at its first hand-back, and claims above it
-        assertThat(store.partition("q").releaseAllBut("i1", List.of(), 1).fence()).isEqualTo(epoch + 1);
-        store.partition("q").releaseAllBut("i1", List.of(), epoch + 2);
-        assertThat(store.partition("q").claim(request("i1", 1, Duration.ofSeconds(30), epoch + 2)).jobs()).extracting(StoredJob::id)
+        assertThat(store.partition(whole("q")).releaseAllBut("i1", List.of(), 1).fence()).isEqualTo(epoch + 1);
+        store.partition(whole("q")).releaseAllBut("i1", List.of(), epoch + 2);
+        assertThat(store.partition(whole("q")).claim(request("i1", 1, Duration.ofSeconds(30), epoch + 2)).jobs()).extracting(StoredJob::id)
                 .containsExactly("a");
     }
 
@@ -276,23 +277,23 @@ class RedisJobStoreTest {
         RMap<String, String> fences = redisson.getMap(keys.claimFences(), StringCodec.INSTANCE);
         RScoredSortedSet<String> forgotten = redisson.getScoredSortedSet(keys.forgottenFences(), StringCodec.INSTANCE);
         // one instance's lease runs out, another stops: both fences stay, each for a day
-        store.partition("q").releaseAllBut("crashed", List.of(), 1);
-        store.partition("q").claim(request("crashed", 1, Duration.ofMillis(100), 1));
-        await().atMost(Duration.ofSeconds(5)).until(() -> store.recoverExpired("q", 5).instances() == 1);
-        store.partition("q").release("stopped", 3);
+        store.partition(whole("q")).releaseAllBut("crashed", List.of(), 1);
+        store.partition(whole("q")).claim(request("crashed", 1, Duration.ofMillis(100), 1));
+        await().atMost(Duration.ofSeconds(5)).until(() -> store.leases().recoverExpired("q", 5).instances() == 1);
+        store.partition(whole("q")).release("stopped", 3);
         assertThat(fences.readAllMap()).containsOnlyKeys("crashed", "stopped");
         long now = serverNow();
         assertThat(forgotten.getScore("crashed")).isGreaterThan(now + Duration.ofHours(23).toMillis());
         assertThat(forgotten.getScore("stopped")).isGreaterThan(now + Duration.ofHours(23).toMillis());
 
         // one that comes back (a restart under its id) keeps its fence for good again
-        store.partition("q").releaseAllBut("crashed", List.of(), 2);
+        store.partition(whole("q")).releaseAllBut("crashed", List.of(), 2);
         assertThat(forgotten.contains("crashed")).isFalse();
 
         // a fence whose time ran out goes at the next release of any instance
-        store.partition("q").release("gone", 4, Duration.ofMillis(1));
+        store.partition(whole("q")).release("gone", 4, Duration.ofMillis(1));
         await().atMost(Duration.ofSeconds(5)).until(() -> {
-            store.partition("q").releaseAllBut("live", List.of(), 1);
+            store.partition(whole("q")).releaseAllBut("live", List.of(), 1);
             return !fences.containsKey("gone");
         });
         assertThat(forgotten.contains("gone")).isFalse();
@@ -308,12 +309,12 @@ class RedisJobStoreTest {
     @Test
     void anAckBatchHoldingAnOldAndTheCurrentClaimOfOneJobFinishesTheCurrentOne() {
         store.publish("q", List.of(new NewJob("j", true, 0, false, "1")));
-        StoredJob first = store.partition("q").claim(request("i1", 1, Duration.ofSeconds(10), 1)).jobs().get(0);
-        store.partition("q").releaseAllBut("i1", List.of(), 2); // its reply was "lost": handed back, claimed again
-        StoredJob second = store.partition("q").claim(request("i1", 1, Duration.ofSeconds(10), 2)).jobs().get(0);
+        StoredJob first = store.partition(whole("q")).claim(request("i1", 1, Duration.ofSeconds(10), 1)).jobs().get(0);
+        store.partition(whole("q")).releaseAllBut("i1", List.of(), 2); // its reply was "lost": handed back, claimed again
+        StoredJob second = store.partition(whole("q")).claim(request("i1", 1, Duration.ofSeconds(10), 2)).jobs().get(0);
         assertThat(second.attempts()).isEqualTo(2);
 
-        int deleted = store.partition("q").ack("i1", List.of(first, second));
+        int deleted = store.partition(whole("q")).ack("i1", List.of(first, second));
 
         assertThat(deleted).isEqualTo(1);
         assertThat(store.find("q", "j")).as("acked, not left RUNNING").isEmpty();
@@ -333,23 +334,23 @@ class RedisJobStoreTest {
         store.publish("q", List.of(new NewJob("m", true, 0, true, "\"now\""), new NewJob("m", true, 60_000, true, "\"later\"")));
         assertThat(redisson.getList(keys.ready(), StringCodec.INSTANCE).readAll()).doesNotContain("m");
         assertThat(store.find("q", "m").orElseThrow().state()).isEqualTo(JobState.DELAYED);
-        assertThat(store.partition("q").claim(request("i1", 10, Duration.ofSeconds(10), 1)).jobs()).extracting(StoredJob::id).containsExactly("k");
+        assertThat(store.partition(whole("q")).claim(request("i1", 10, Duration.ofSeconds(10), 1)).jobs()).extracting(StoredJob::id).containsExactly("k");
     }
 
     @Test
     void aRequeuedDeadJobGetsANewGenSoItsOldClaimCannotFinishTheNewOne() {
         store.publish("q", List.of(new NewJob("d", true, 0, false, "1")));
-        StoredJob dying = store.partition("q").claim(request("i1", 1, Duration.ofSeconds(10), 1)).jobs().get(0);
-        assertThat(store.partition("q").bury("i1", dying, "broken")).isTrue();
+        StoredJob dying = store.partition(whole("q")).claim(request("i1", 1, Duration.ofSeconds(10), 1)).jobs().get(0);
+        assertThat(store.partition(whole("q")).bury("i1", dying, "broken")).isTrue();
         assertThat(store.deadJobs().requeue("q", List.of("d"))).isEqualTo(1);
-        StoredJob again = store.partition("q").claim(request("i1", 1, Duration.ofSeconds(10), 1)).jobs().get(0);
+        StoredJob again = store.partition(whole("q")).claim(request("i1", 1, Duration.ofSeconds(10), 1)).jobs().get(0);
 
         assertThat(again.gen()).isNotEqualTo(dying.gen());
         assertThat(again.attempts()).isEqualTo(1);
         // the claim that died is not the one running now: (gen, attempt) names one claim
-        assertThat(store.partition("q").ack("i1", List.of(dying))).isZero();
+        assertThat(store.partition(whole("q")).ack("i1", List.of(dying))).isZero();
         assertThat(store.find("q", "d").orElseThrow().state()).isEqualTo(JobState.RUNNING);
-        assertThat(store.partition("q").ack("i1", List.of(again))).isEqualTo(1);
+        assertThat(store.partition(whole("q")).ack("i1", List.of(again))).isEqualTo(1);
     }
 
     @Test
@@ -359,7 +360,7 @@ class RedisJobStoreTest {
         redisson.getList(keys.ready(), StringCodec.INSTANCE).add("huge");
         store.publish("q", List.of(new NewJob("fine", true, 0, false, "2")));
 
-        Claim claim = store.partition("q").claim(request("i1", 10, Duration.ofSeconds(10), 1));
+        Claim claim = store.partition(whole("q")).claim(request("i1", 10, Duration.ofSeconds(10), 1));
 
         assertThat(claim.jobs()).doesNotContainNull().extracting(StoredJob::id).containsExactly("fine");
         JobInfo huge = store.find("q", "huge").orElseThrow();
@@ -385,7 +386,7 @@ class RedisJobStoreTest {
         redisson.<String>getScoredSortedSet(keys.delayed(), StringCodec.INSTANCE).addAll(delayed);
 
         assertThat(store.transfer("q", 10_000).moved()).isEqualTo(10_000);
-        List<StoredJob> claimed = store.partition("q").claim(request("i1", 9_000, Duration.ofSeconds(30), 1)).jobs();
+        List<StoredJob> claimed = store.partition(whole("q")).claim(request("i1", 9_000, Duration.ofSeconds(30), 1)).jobs();
         assertThat(claimed).hasSize(9_000);
         assertThat(redisson.getList(keys.active("i1"), StringCodec.INSTANCE).size()).isEqualTo(9_000);
         assertThat(store.stats("q").ready() + store.stats("q").running()).isEqualTo(12_000);
@@ -397,7 +398,7 @@ class RedisJobStoreTest {
         small.publish("q", List.of(new NewJob("big", true, 0, false, "\"" + "x".repeat(200) + "\""),
                 new NewJob("fits", true, 0, false, "1")));
 
-        List<StoredJob> claimed = small.partition("q").claim(request("i1", 10, Duration.ofSeconds(10), 1)).jobs();
+        List<StoredJob> claimed = small.partition(whole("q")).claim(request("i1", 10, Duration.ofSeconds(10), 1)).jobs();
 
         assertThat(claimed).extracting(StoredJob::id).containsExactly("fits");
         JobInfo big = small.find("q", "big").orElseThrow();

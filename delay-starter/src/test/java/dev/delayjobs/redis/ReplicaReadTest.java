@@ -2,6 +2,7 @@ package dev.delayjobs.redis;
 
 import static dev.delayjobs.test.ClaimRequests.request;
 import static org.assertj.core.api.Assertions.assertThat;
+import static dev.delayjobs.test.TestPartitions.whole;
 
 import java.time.Duration;
 import java.util.List;
@@ -55,8 +56,8 @@ class ReplicaReadTest {
 
         store.registerQueue("q");
         store.publish("q", List.of(new NewJob("a", true, 60_000, false, "1"), new NewJob("b", true, 0, false, "2")));
-        StoredJob b = store.partition("q").claim(request("i1", 1, Duration.ofSeconds(10), 1)).jobs().get(0);
-        store.partition("q").bury("i1", b, "broken");
+        StoredJob b = store.partition(whole("q")).claim(request("i1", 1, Duration.ofSeconds(10), 1)).jobs().get(0);
+        store.partition(whole("q")).bury("i1", b, "broken");
 
         assertThat(store.find("q", "a").orElseThrow().state()).isEqualTo(JobState.DELAYED);
         assertThat(store.stats("q").delayed()).isEqualTo(1);

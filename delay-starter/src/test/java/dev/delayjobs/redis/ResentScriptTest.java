@@ -2,6 +2,7 @@ package dev.delayjobs.redis;
 
 import static dev.delayjobs.test.ClaimRequests.request;
 import static org.assertj.core.api.Assertions.assertThat;
+import static dev.delayjobs.test.TestPartitions.whole;
 
 import java.time.Duration;
 import java.util.List;
@@ -54,7 +55,7 @@ class ResentScriptTest {
     @Test
     void aResentPublishThatMetAHeldJobAnswersQueuedAgainNotKept() {
         store.publish("q", List.of(new NewJob("k", true, 0, false, "\"old\"")));
-        store.partition("q").claim(request("i1", 1, Duration.ofSeconds(10), 1));
+        store.partition(whole("q")).claim(request("i1", 1, Duration.ofSeconds(10), 1));
         List<Object> keys = k.of(k.jobs(), k.delayed(), k.ready(), k.stats(), k.dead(), k.errors(), k.request("p-2"),
                 k.control(), k.successors(), k.claims());
         Object[] args = { k.wakeChannel(), "1", "1", "k", "d", "0", "0", "\"new\"" };
@@ -81,18 +82,18 @@ class ResentScriptTest {
         assertThat(copy).isEqualTo(first);
         assertThat(redisson.getList(k.active("i1"), StringCodec.INSTANCE).size()).as("two held, not four").isEqualTo(2);
         assertThat(store.stats("q").ready()).isEqualTo(1);
-        assertThat(store.partition("q").claim(request("i2", 5, Duration.ofSeconds(10), 1, RateLimit.parse("3/1m"))).jobs())
+        assertThat(store.partition(whole("q")).claim(request("i2", 5, Duration.ofSeconds(10), 1, RateLimit.parse("3/1m"))).jobs())
                 .as("the third permit is left").hasSize(1);
     }
 
     @Test
     void aResentHandBackRaisesTheFenceOnlyOnce() {
         store.publish("q", List.of(new NewJob("a", true, 0, false, "1")));
-        long epoch = store.partition("q").releaseAllBut("i1", List.of(), 1).fence();
+        long epoch = store.partition(whole("q")).releaseAllBut("i1", List.of(), 1).fence();
         // the copy Redisson resent runs too, after the first run's reply was kept
-        store.partition("q").releaseAllBut("i1", List.of(), 1);
+        store.partition(whole("q")).releaseAllBut("i1", List.of(), 1);
 
-        Claim claim = store.partition("q").claim(request("i1", 1, Duration.ofSeconds(10), epoch));
+        Claim claim = store.partition(whole("q")).claim(request("i1", 1, Duration.ofSeconds(10), epoch));
         assertThat(claim.fenced()).as("the epoch the reply gave still claims").isFalse();
         assertThat(claim.jobs()).extracting(StoredJob::id).containsExactly("a");
     }

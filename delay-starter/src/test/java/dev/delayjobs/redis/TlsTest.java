@@ -3,6 +3,7 @@ package dev.delayjobs.redis;
 import static dev.delayjobs.test.ClaimRequests.request;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static dev.delayjobs.test.TestPartitions.whole;
 
 import java.io.FileInputStream;
 import java.io.IOException;
@@ -99,11 +100,11 @@ class TlsTest {
         try (ChannelSubscription wake = store.subscribeWake("q", due -> woken[0] = due)) {
             store.publish("q", List.of(new NewJob("later", true, 60_000, false, "1"), new NewJob("now", true, 0, false, "2")));
             assertThat(store.find("q", "later").orElseThrow().state()).isEqualTo(JobState.DELAYED);
-            StoredJob job = store.partition("q").claim(request("i1", 1, Duration.ofSeconds(10), store.partition("q").releaseAllBut("i1", List.of(), 1).fence()))
+            StoredJob job = store.partition(whole("q")).claim(request("i1", 1, Duration.ofSeconds(10), store.partition(whole("q")).releaseAllBut("i1", List.of(), 1).fence()))
                     .jobs().get(0);
             assertThat(job.id()).isEqualTo("now");
-            assertThat(store.partition("q").ack("i1", List.of(job))).isEqualTo(1);
-            assertThat(store.partition("q").awaitReady(Duration.ofSeconds(1))).as("ready is empty: the wait times out").isFalse();
+            assertThat(store.partition(whole("q")).ack("i1", List.of(job))).isEqualTo(1);
+            assertThat(store.partition(whole("q")).awaitReady(Duration.ofSeconds(1))).as("ready is empty: the wait times out").isFalse();
             org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> woken[0] > 0);
         }
     }

@@ -2,6 +2,7 @@ package dev.delayjobs.topology;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static dev.delayjobs.test.TestPartitions.names;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -62,7 +63,7 @@ class PartitionIsolationTest {
             }
             await().atMost(Duration.ofSeconds(20)).until(() -> handlers.delivered.size() == 3);
 
-            RedisServerProcess frozenMaster = cluster.masterOf(prefix + ":{" + layout.partitions().get(0) + "}:jobs");
+            RedisServerProcess frozenMaster = cluster.masterOf(prefix + ":{" + names(layout).get(0) + "}:jobs");
             // due while the master hangs: partition 0's timer and claimer run into the hang
             publisher.publish("spread", "stuck", Duration.ofMillis(1500), keys.get(0).get(1));
             FrozenMaster.during(frozenMaster, () -> {

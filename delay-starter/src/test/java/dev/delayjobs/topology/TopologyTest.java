@@ -3,6 +3,7 @@ package dev.delayjobs.topology;
 import static dev.delayjobs.test.ClaimRequests.request;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static dev.delayjobs.test.TestPartitions.whole;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -156,7 +157,7 @@ class TopologyTest {
                 store.publish("recovered", List.of(new NewJob("job-" + i, true, 0, false, Integer.toString(i))));
             }
             // an instance that claimed three jobs and died: its lease of 1 s runs out unrenewed
-            List<StoredJob> held = store.partition("recovered").claim(request("ghost", 3, Duration.ofSeconds(1), 1)).jobs();
+            List<StoredJob> held = store.partition(whole("recovered")).claim(request("ghost", 3, Duration.ofSeconds(1), 1)).jobs();
             assertThat(held).hasSize(3);
 
             ListenerContainer container = app.getBean(ListenerContainerRegistry.class).getContainer("recovered").orElseThrow();
