@@ -16,14 +16,12 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 import org.springframework.core.io.ResourceLoader;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
-import reactor.core.publisher.Mono;
 
 import dev.delayjobs.DelayContainerCustomizer;
 import dev.delayjobs.DelayPublisher;
 import dev.delayjobs.DelayQueueControl;
 import dev.delayjobs.JobFailurePolicy;
 import dev.delayjobs.PayloadUpcaster;
-import dev.delayjobs.ReactiveDelayPublisher;
 import dev.delayjobs.bridge.BridgedQueues;
 import dev.delayjobs.bridge.BridgingDelayPublisher;
 import dev.delayjobs.control.RedisDelayQueueControl;
@@ -33,7 +31,6 @@ import dev.delayjobs.core.JobTracing;
 import dev.delayjobs.core.PayloadCodec;
 import dev.delayjobs.core.PublishDeferral;
 import dev.delayjobs.core.RedisDelayPublisher;
-import dev.delayjobs.core.RedisReactiveDelayPublisher;
 import dev.delayjobs.listener.ConfiguredFailurePolicy;
 import dev.delayjobs.listener.DelayedHandlerAnnotationBeanPostProcessor;
 import dev.delayjobs.listener.ListenerContainerRegistry;
@@ -53,7 +50,6 @@ import dev.delayjobs.observation.DelayPublishObservationConvention;
 import dev.delayjobs.observation.ObservedJobTracing;
 import dev.delayjobs.timer.QueueWatchdog;
 import dev.delayjobs.transaction.AfterCommitDeferral;
-import dev.delayjobs.transaction.ReactiveAfterCommitDeferral;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -194,44 +190,6 @@ public final class DelayAutoConfiguration {
                 : new BridgingDelayPublisher(publisher, queues, store.redissonQueues(), publishDeferral, afterCommit);
     }
 
-    /**
-     * The reactive publisher, with Reactor on the classpath: a face of the blocking publisher's
-     * native part (sharing its coalescing), or of its own when the application defines another.
-     */
-    @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(Mono.class)
-    static final class ReactiveConfiguration {
-
-        @Bean
-        @ConditionalOnMissingBean
-        ReactiveDelayPublisher delayReactivePublisher(ObjectProvider<DelayPublisher> publisher, RedisJobStore store,
-                PartitionedQueues partitioned, PayloadCodec codec, ObjectProvider<DelayQueueObserver> observers,
-                DelayProperties properties, ObjectProvider<JobTracing> tracing,
-                ObjectProvider<RedisReactiveDelayPublisher.CommitDeferral> deferral, ObjectProvider<BridgedQueues> bridged) {
-            DelayPublisher blocking = publisher.getIfAvailable();
-            if (blocking instanceof BridgingDelayPublisher bridging) {
-                blocking = bridging.nativePublisher();
-            }
-            RedisDelayPublisher shared = blocking instanceof RedisDelayPublisher own ? own
-                    : new RedisDelayPublisher(store, partitioned, codec, events(observers, tracing), PublishDeferral.NONE,
-                            properties.getPublisher().isAfterCommit());
-            BridgedQueues queues = bridged.getIfAvailable();
-            return new RedisReactiveDelayPublisher(shared, deferral.getIfAvailable(() -> RedisReactiveDelayPublisher.CommitDeferral.NONE),
-                    queues == null ? (queue, what) -> { } : (queue, what) -> queues.refuseIfOffered(queue, what + " through the reactive publisher"));
-        }
-
-        @Configuration(proxyBeanMethods = false)
-        @ConditionalOnClass(org.springframework.transaction.reactive.TransactionSynchronizationManager.class)
-        static final class ReactiveTransactionConfiguration {
-
-            @Bean
-            @ConditionalOnMissingBean
-            RedisReactiveDelayPublisher.CommitDeferral delayReactiveCommitDeferral() {
-                return new ReactiveAfterCommitDeferral();
-            }
-        }
-    }
-
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(ObservationRegistry.class)
     @ConditionalOnProperty(prefix = "delay.observation", name = "enabled", havingValue = "true")
@@ -296,7 +254,7 @@ public final class DelayAutoConfiguration {
     }
 
     /** The one channel of the publisher and the consumers: all observers in the context (the metrics, and any of the application's) as one, and the tracing. */
-    private static JobEvents events(ObjectProvider<DelayQueueObserver> observers, ObjectProvider<JobTracing> tracing) {
+    static JobEvents events(ObjectProvider<DelayQueueObserver> observers, ObjectProvider<JobTracing> tracing) {
         return new JobEvents(DelayQueueObserver.of(observers.orderedStream().toList()), tracing.getIfAvailable(() -> JobTracing.NONE));
     }
 }

@@ -1,5 +1,7 @@
 package dev.delayjobs.redis;
 
+import java.util.function.LongConsumer;
+
 import org.redisson.api.RTopic;
 import org.redisson.client.RedisException;
 
@@ -12,6 +14,19 @@ public final class ChannelSubscription implements AutoCloseable {
     ChannelSubscription(RTopic topic, int listenerId) {
         this.topic = topic;
         this.listenerId = listenerId;
+    }
+
+    /** Listens on {@code topic}, a queue's wake channel, for the due times announced on it. */
+    static ChannelSubscription ofDueTimes(RTopic topic, String queue, LongConsumer onEarlierDue) {
+        int listenerId = RedisCalls.call("subscribe to", queue, () -> topic.addListener(String.class, (channel, message) -> {
+            try {
+                onEarlierDue.accept(Long.parseLong(message));
+            }
+            catch (NumberFormatException ignored) {
+                // not one of ours; the sweep keeps the queue moving whatever is published here
+            }
+        }));
+        return new ChannelSubscription(topic, listenerId);
     }
 
     /** Whether the listener is still registered with Redisson. */

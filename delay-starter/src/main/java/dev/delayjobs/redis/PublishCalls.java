@@ -62,7 +62,7 @@ final class PublishCalls {
             args[i++] = job.generatedId() ? "n" : job.replaceExisting() ? "1" : "0";
             args[i++] = job.payload();
         }
-        List<Object> keyList = k.of(k.jobs(), k.delayed(), k.ready(), k.stats(), k.dead(), k.errors(), k.request(RedisJobStore.requestId()),
+        List<Object> keyList = k.of(k.jobs(), k.delayed(), k.ready(), k.stats(), k.dead(), k.errors(), k.request(RequestMemo.requestId()),
                 k.control(), k.successors(), k.claims());
         ReplicaConfirmation confirmation = confirmations.apply(queue);
         CompletableFuture<List<Object>> reply;

@@ -9,7 +9,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
 import java.util.function.LongConsumer;
 
@@ -17,7 +16,6 @@ import org.redisson.Redisson;
 import org.redisson.api.RScript;
 import org.redisson.api.RScript.Mode;
 import org.redisson.api.RScript.ReturnType;
-import org.redisson.api.RTopic;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
 
@@ -216,18 +214,8 @@ public final class RedisJobStore {
     public CompletableFuture<Boolean> cancelAsync(String queue, String id) {
         QueueKeys k = keys(queue);
         return RedisCalls.completed("cancel on", queue, cancelScript.<Long>runAsync(script, Mode.READ_WRITE, ReturnType.LONG,
-                k.of(k.jobs(), k.delayed(), k.dead(), k.errors(), k.request(requestId()), k.successors(), k.claims()), id))
+                k.of(k.jobs(), k.delayed(), k.dead(), k.errors(), k.request(RequestMemo.requestId()), k.successors(), k.claims()), id))
                 .thenApply(r -> r == 1L);
-    }
-
-    /**
-     * Names one publish, claim or cancel call. Redisson resends a script whose reply timed out, and
-     * every copy runs once Redis answers again: the copies carry the same id, so only the first acts.
-     */
-    static String requestId() {
-        byte[] bytes = new byte[12];
-        ThreadLocalRandom.current().nextBytes(bytes);
-        return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
     }
 
     /** Gives a waiting job a new due time: a delay in ms from the server's now, or epoch ms. */
@@ -283,16 +271,8 @@ public final class RedisJobStore {
      * Redisson re-subscribes after a reconnect; the sweep covers the messages lost meanwhile.
      */
     public ChannelSubscription subscribeWake(String queue, LongConsumer onEarlierDue) {
-        RTopic topic = redisson.getTopic(keys(queue).wakeChannel(), StringCodec.INSTANCE);
-        int listenerId = RedisCalls.call("subscribe to", queue, () -> topic.addListener(String.class, (channel, message) -> {
-            try {
-                onEarlierDue.accept(Long.parseLong(message));
-            }
-            catch (NumberFormatException ignored) {
-                // not one of ours; the sweep keeps the queue moving whatever is published here
-            }
-        }));
-        return new ChannelSubscription(topic, listenerId);
+        return ChannelSubscription.ofDueTimes(redisson.getTopic(keys(queue).wakeChannel(), StringCodec.INSTANCE), queue,
+                onEarlierDue);
     }
 
     /**

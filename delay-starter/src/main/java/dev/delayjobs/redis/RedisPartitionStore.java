@@ -82,7 +82,7 @@ public final class RedisPartitionStore implements PartitionStore {
         RateLimitArgs limit = RateLimitArgs.of(request);
         List<Object> r = RedisCalls.call("claim from", queue, () -> claimScript.run(script, Mode.READ_WRITE, ReturnType.LIST,
                 k.of(k.ready(), k.active(instance), k.jobs(), k.delayed(), k.dead(), k.errors(), k.stats(),
-                        k.instances(), k.claimFences(), k.request(RedisJobStore.requestId()), k.control(), k.rateLog(),
+                        k.instances(), k.claimFences(), k.request(RequestMemo.requestId()), k.control(), k.rateLog(),
                         k.claims()),
                 Integer.toString(request.max()), instance, Long.toString(request.lease().toMillis()),
                 Long.toString(request.epoch()), Integer.toString(longestRecord), limit.permits(), limit.windowMs(),

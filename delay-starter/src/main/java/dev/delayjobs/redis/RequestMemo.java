@@ -2,6 +2,8 @@ package dev.delayjobs.redis;
 
 import java.lang.reflect.Field;
 import java.time.Duration;
+import java.util.Base64;
+import java.util.concurrent.ThreadLocalRandom;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -174,5 +176,15 @@ public final class RequestMemo {
         SettingsNotCovered(String why, String settings) {
             super("Request memos cannot cover the RedissonClient's settings (" + settings + "): " + why);
         }
+    }
+
+    /**
+     * Names one publish, claim or cancel call. Redisson resends a script whose reply timed out, and
+     * every copy runs once Redis answers again: the copies carry the same id, so only the first acts.
+     */
+    static String requestId() {
+        byte[] bytes = new byte[12];
+        ThreadLocalRandom.current().nextBytes(bytes);
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
     }
 }

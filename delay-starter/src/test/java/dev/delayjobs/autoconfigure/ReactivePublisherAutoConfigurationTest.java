@@ -23,7 +23,7 @@ class ReactivePublisherAutoConfigurationTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(RedissonAutoConfigurationV4.class, JacksonAutoConfiguration.class,
-                    DelayAutoConfiguration.class))
+                    DelayAutoConfiguration.class, DelayReactiveAutoConfiguration.class))
             .withPropertyValues("spring.data.redis.host=" + TestRedis.host(),
                     "spring.data.redis.port=" + TestRedis.port(),
                     "delay.key-prefix=" + TestRedis.uniquePrefix());
