@@ -17,6 +17,7 @@ import org.springframework.boot.health.contributor.Status;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.web.filter.OncePerRequestFilter;
+import org.springframework.web.server.WebFilter;
 
 import dev.delayjobs.DelayQueueControl;
 import dev.delayjobs.bridge.RedissonQueueMigration;
@@ -25,6 +26,7 @@ import dev.delayjobs.actuate.DelayQueuesEndpointLocation;
 import dev.delayjobs.actuate.DelayQueuesHealthIndicator;
 import dev.delayjobs.actuate.DelayQueuesWebEndpointExtension;
 import dev.delayjobs.actuate.DelayQueuesWriteRequestFilter;
+import dev.delayjobs.actuate.ReactiveDelayQueuesWriteRequestFilter;
 import dev.delayjobs.listener.ListenerContainerRegistry;
 import dev.delayjobs.partition.PartitionedQueues;
 import dev.delayjobs.redis.MemoryPolicies;
@@ -66,6 +68,18 @@ public final class DelayActuatorAutoConfiguration {
             @ConditionalOnMissingBean
             DelayQueuesWriteRequestFilter delayQueuesWriteRequestFilter(DelayQueuesEndpointLocation endpoint) {
                 return new DelayQueuesWriteRequestFilter(endpoint);
+            }
+        }
+
+        @Configuration(proxyBeanMethods = false)
+        @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+        @ConditionalOnClass({ WebFilter.class, PathMappedEndpoints.class })
+        static final class ReactiveConfiguration {
+
+            @Bean
+            @ConditionalOnMissingBean
+            ReactiveDelayQueuesWriteRequestFilter reactiveDelayQueuesWriteRequestFilter(DelayQueuesEndpointLocation endpoint) {
+                return new ReactiveDelayQueuesWriteRequestFilter(endpoint);
             }
         }
     }

@@ -13,6 +13,7 @@ import dev.delayjobs.RateLimit;
 import dev.delayjobs.core.DurationText;
 import dev.delayjobs.core.JobArguments;
 import dev.delayjobs.queue.Partition;
+import dev.delayjobs.queue.QueueName;
 
 /**
  * Every rule on the values of the {@code delay.*} properties, run once, with no Redis, when
@@ -100,7 +101,7 @@ final class PropertyChecks {
     private static void queue(String queue, DelayProperties.QueueOverrides o) {
         String name = "delay.queues." + queue;
         try {
-            JobArguments.queue(queue);
+            QueueName.of(queue);
         }
         catch (IllegalArgumentException ex) {
             throw new InvalidConfigurationPropertyValueException(name, queue, ex.getMessage());

@@ -3,13 +3,11 @@ package dev.delayjobs.core;
 import java.time.Duration;
 import java.time.Instant;
 
-import dev.delayjobs.queue.QueueName;
-
-/** The rules every public entry point applies to queue names, job ids and delays. */
+/**
+ * The rules every public entry point applies to job ids, delays and due times; queue names are
+ * checked once, by {@link dev.delayjobs.queue.QueueName}.
+ */
 public final class JobArguments {
-
-    /** Longest queue name accepted. */
-    public static final int MAX_QUEUE_LENGTH = QueueName.MAX_LENGTH;
 
     /** Longest job id or business key accepted. */
     public static final int MAX_ID_LENGTH = 256;
@@ -21,14 +19,6 @@ public final class JobArguments {
     public static final Instant MAX_DUE = Instant.parse("9999-12-31T23:59:59.999Z");
 
     private JobArguments() {
-    }
-
-    /**
-     * Checks a queue name (see {@link QueueName}), for the callers that keep it as a string (the
-     * consumers); the other layers take a {@link QueueName}.
-     */
-    public static String queue(String queue) {
-        return QueueName.of(queue).value();
     }
 
     /** Checks a job id or business key: not blank, at most 256 characters, no control characters. */

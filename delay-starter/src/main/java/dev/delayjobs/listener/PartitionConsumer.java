@@ -62,7 +62,7 @@ final class PartitionConsumer {
      * {@link #finish} undo what was started.
      */
     void start() {
-        watchdog.watch(partition.name(), settings.maxAttempts(), settings.concurrency());
+        watchdog.watch(partition, settings.maxAttempts(), settings.concurrency());
         gate.open(settings.pausedOnStartup());
         acks.start();
         // what this instance id held before (a restart under a fixed delay.instance-id, or stop then
@@ -106,7 +106,7 @@ final class PartitionConsumer {
     void finish(boolean handlersFinished) {
         acks.stop(Duration.ofSeconds(10));
         // heartbeats stop before the release: one after it would enter this instance again
-        watchdog.unwatch(partition.name());
+        watchdog.unwatch(partition);
         // raised, not deleted: a claim of the stopped claimer may still be on its way, and must take nothing
         long fence = claimer.stopFence();
         try {

@@ -10,10 +10,12 @@ import org.redisson.api.RScript;
 import org.redisson.api.RScript.Mode;
 import org.redisson.api.RScript.ReturnType;
 
+import dev.delayjobs.queue.Partition;
 import dev.delayjobs.store.Recovery;
 
 /**
- * The leases of the consumer instances on a queue (or one partition of one), as the watchdog keeps
+ * The leases of the consumer instances on a partition of a queue (a queue that is not partitioned is
+ * its own single partition), as the watchdog keeps
  * them: an instance renews its lease with {@link #heartbeat}, and {@link #recoverExpired} sends the
  * jobs of instances whose lease ran out back to ready. Obtained from {@link RedisJobStore#leases()}.
  */
@@ -37,10 +39,10 @@ public final class ConsumerLeases {
         this.reads = reads;
     }
 
-    /** Renews the lease of {@code instance} on the queue. */
-    public void heartbeat(String queue, String instance, Duration lease, int workers) {
-        QueueKeys k = new QueueKeys(prefix, queue);
-        RedisCalls.call("heartbeat on", queue, () -> HEARTBEAT.run(script, Mode.READ_WRITE, ReturnType.LONG,
+    /** Renews the lease of {@code instance} on the partition. */
+    public void heartbeat(Partition partition, String instance, Duration lease, int workers) {
+        QueueKeys k = new QueueKeys(prefix, partition);
+        RedisCalls.call("heartbeat on", partition.name(), () -> HEARTBEAT.run(script, Mode.READ_WRITE, ReturnType.LONG,
                 k.of(k.instances(), k.workers()), instance, Long.toString(lease.toMillis()), Integer.toString(workers)));
     }
 
@@ -50,11 +52,12 @@ public final class ConsumerLeases {
      * longer than the lease every instance expires at once, and one call for all of them would hold
      * Redis for as long as they hold jobs.
      */
-    public Recovery recoverExpired(String queue, int maxAttempts) {
-        return recoverExpired(queue, maxAttempts, RECOVERED_PER_CALL);
+    public Recovery recoverExpired(Partition partition, int maxAttempts) {
+        return recoverExpired(partition, maxAttempts, RECOVERED_PER_CALL);
     }
 
-    Recovery recoverExpired(String queue, int maxAttempts, int heldIdsPerCall) {
+    Recovery recoverExpired(Partition partition, int maxAttempts, int heldIdsPerCall) {
+        String queue = partition.name();
         long requeued = 0;
         long buried = 0;
         long instances = 0;
@@ -65,7 +68,7 @@ public final class ConsumerLeases {
             if (expired.isEmpty()) {
                 break;
             }
-            QueueKeys k = new QueueKeys(prefix, queue);
+            QueueKeys k = new QueueKeys(prefix, partition);
             List<Object> keys = new ArrayList<>(k.of(k.instances(), k.workers(), k.ready(), k.jobs(), k.dead(), k.errors(),
                     k.stats(), k.claimFences(), k.forgottenFences(), k.delayed(), k.successors(), k.claims()));
             keys.addAll(QueueReads.activeLists(k, expired));

@@ -13,6 +13,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.context.SmartLifecycle;
 
+import dev.delayjobs.queue.Partition;
 import dev.delayjobs.store.Recovery;
 import dev.delayjobs.redis.RedisJobStore;
 import dev.delayjobs.threads.WorkerThreads;
@@ -41,7 +42,7 @@ public final class QueueWatchdog implements SmartLifecycle {
     private final WatchdogSettings settings;
     private final String instanceId;
     private final WorkerThreads threadSource;
-    private final Map<String, Watched> watched = new ConcurrentHashMap<>();
+    private final Map<Partition, Watched> watched = new ConcurrentHashMap<>();
     private final AtomicInteger sweeps = new AtomicInteger();
 
     /** Fires the timers, sweeps and heartbeats; runs no Redis call itself. */
@@ -72,29 +73,30 @@ public final class QueueWatchdog implements SmartLifecycle {
     }
 
     /**
-     * Starts watching a queue this instance consumes, or one partition of it: heartbeat at once,
-     * then transfer, sweep and recover it until {@link #unwatch}. Each partition is watched on its
-     * own, with its own timer and lanes.
+     * Starts watching a partition of a queue this instance consumes (a queue that is not partitioned
+     * is its own single partition): heartbeat at once, then transfer, sweep and recover it until
+     * {@link #unwatch}. Each partition is watched on its own, with its own timer and lanes.
      */
-    public synchronized void watch(String queue, int maxAttempts, int workers) {
+    public synchronized void watch(Partition partition, int maxAttempts, int workers) {
         if (scheduler == null) {
             throw new IllegalStateException("the delay queue watchdog is not running");
         }
-        store.leases().heartbeat(queue, instanceId, settings.heartbeatLease(), workers);
+        String queue = partition.name();
+        store.leases().heartbeat(partition, instanceId, settings.heartbeatLease(), workers);
         QueueLane lane = new QueueLane("queue '" + queue + "'", threads);
         TransferTimer timer = new TransferTimer(queue, store, scheduler, lane, settings.transferBatchSize());
-        Watched entry = new Watched(queue, timer, lane, new QueueLane("the heartbeat of queue '" + queue + "'", threads),
+        Watched entry = new Watched(partition, timer, lane, new QueueLane("the heartbeat of queue '" + queue + "'", threads),
                 maxAttempts, workers);
-        Watched previous = watched.put(queue, entry);
+        Watched previous = watched.put(partition, entry);
         if (previous != null) {
             previous.timer.stop();
         }
         lane.execute(entry.sweepTask);
     }
 
-    /** Stops watching a queue; its jobs stay in Redis for the other instances. */
-    public void unwatch(String queue) {
-        Watched removed = watched.remove(queue);
+    /** Stops watching a partition; its jobs stay in Redis for the other instances. */
+    public void unwatch(Partition partition) {
+        Watched removed = watched.remove(partition);
         if (removed != null) {
             synchronized (removed) {
                 // waits for a heartbeat of this queue in progress; none starts after
@@ -164,10 +166,10 @@ public final class QueueWatchdog implements SmartLifecycle {
     }
 
     private void sweep(Watched w) {
-        String queue = w.queue;
+        String queue = w.partition.name();
         try {
             w.timer.sweep();
-            Recovery recovery = store.leases().recoverExpired(queue, w.maxAttempts);
+            Recovery recovery = store.leases().recoverExpired(w.partition, w.maxAttempts);
             if (recovery.instances() > 0) {
                 logger.warn("Queue '" + queue + "': " + recovery.instances() + " consumer instance(s) stopped "
                         + "heartbeating; " + recovery.requeued() + " job(s) sent back to ready, " + recovery.buried()
@@ -201,22 +203,22 @@ public final class QueueWatchdog implements SmartLifecycle {
         // under the entry's lock, so that once unwatch() returns no heartbeat of the queue runs
         // (one landing after the container released its jobs would leave a ghost consumer)
         synchronized (w) {
-            if (watched.get(w.queue) != w) {
+            if (watched.get(w.partition) != w) {
                 return;
             }
             try {
-                store.leases().heartbeat(w.queue, instanceId, settings.heartbeatLease(), w.workers);
+                store.leases().heartbeat(w.partition, instanceId, settings.heartbeatLease(), w.workers);
             }
             catch (RuntimeException ex) {
-                logger.warn("Heartbeat on queue '" + w.queue + "' failed: " + ex.getMessage());
+                logger.warn("Heartbeat on queue '" + w.partition.name() + "' failed: " + ex.getMessage());
             }
         }
     }
 
-    /** A watched queue: its timer, its lanes, and the tasks it queues in them (one instance each, so never twice). */
+    /** A watched partition: its timer, its lanes, and the tasks it queues in them (one instance each, so never twice). */
     private final class Watched {
 
-        final String queue;
+        final Partition partition;
         final TransferTimer timer;
         final QueueLane lane;
         final QueueLane heartbeatLane;
@@ -226,8 +228,9 @@ public final class QueueWatchdog implements SmartLifecycle {
         final Runnable heartbeatTask = () -> heartbeat(this);
         volatile boolean trimDue = true;
 
-        Watched(String queue, TransferTimer timer, QueueLane lane, QueueLane heartbeatLane, int maxAttempts, int workers) {
-            this.queue = queue;
+        Watched(Partition partition, TransferTimer timer, QueueLane lane, QueueLane heartbeatLane, int maxAttempts,
+                int workers) {
+            this.partition = partition;
             this.timer = timer;
             this.lane = lane;
             this.heartbeatLane = heartbeatLane;

@@ -5,7 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.util.List;
 
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
@@ -19,7 +20,7 @@ import dev.delayjobs.test.TestApps;
 import dev.delayjobs.test.TestRedis;
 
 /**
- * Endpoint writes that actuator alone answers with a bare 415 or a 404 that reads like a wrong
+ * On servlet and WebFlux applications alike, endpoint writes that actuator alone answers with a bare 415 or a 404 that reads like a wrong
  * URL get an answer that says what to do; and the startup log names each consumed queue.
  */
 @ExtendWith(OutputCaptureExtension.class)
@@ -38,13 +39,18 @@ class EndpointWriteRequestTest {
         }
     }
 
-    @Test
-    void writesWhileReadOnlySayWhichPropertyAllowsThem(CapturedOutput output) {
+    /** Both the servlet filter and its WebFlux counterpart. */
+    @ParameterizedTest
+    @ValueSource(strings = { "servlet", "reactive" })
+    void writesWhileReadOnlySayWhichPropertyAllowsThem(String web, CapturedOutput output) {
         try (ConfigurableApplicationContext context = TestApps.runWeb(TestRedis.uniquePrefix(), List.of(Handlers.class),
+                "spring.main.web-application-type=" + web,
                 "management.endpoints.web.exposure.include=delayqueues")) {
             Http http = new Http(context);
             Http.Response response = http.post("/actuator/delayqueues/mails/requeue-dead", "{\"id\": \"a\"}");
             assertThat(response.status()).isEqualTo(405);
+            assertThat(response.headers().firstValue("Allow")).hasValue("GET");
+            assertThat(response.json().path("instance").asString()).isEqualTo("/actuator/delayqueues/mails/requeue-dead");
             assertThat(response.json().path("detail").asString())
                     .contains("management.endpoint.delayqueues.access=unrestricted")
                     .as("names every write the property allows")
@@ -59,9 +65,11 @@ class EndpointWriteRequestTest {
         }
     }
 
-    @Test
-    void malformedWritesSayWhatToSend() {
+    @ParameterizedTest
+    @ValueSource(strings = { "servlet", "reactive" })
+    void malformedWritesSayWhatToSend(String web) {
         try (ConfigurableApplicationContext context = TestApps.runWeb(TestRedis.uniquePrefix(), List.of(Handlers.class),
+                "spring.main.web-application-type=" + web,
                 "management.endpoints.web.exposure.include=delayqueues",
                 "management.endpoint.delayqueues.access=unrestricted")) {
             Http http = new Http(context);
@@ -70,7 +78,7 @@ class EndpointWriteRequestTest {
             Http.Response noContentType = http.postRaw("/actuator/delayqueues/mails/cancel", null, "{\"id\": \"" + job + "\"}");
             assertThat(noContentType.status()).isEqualTo(400);
             assertThat(noContentType.json().path("detail").asString()).startsWith("No Content-Type.")
-                    .contains(DelayQueuesWriteRequestFilter.WHAT_TO_SEND);
+                    .contains(WriteRequestCheck.WHAT_TO_SEND);
 
             Http.Response noBody = http.postRaw("/actuator/delayqueues/mails/delete-dead", "application/json", null);
             assertThat(noBody.status()).isEqualTo(400);

@@ -16,7 +16,6 @@ import org.junit.jupiter.api.Test;
 import org.redisson.api.RedissonClient;
 import org.redisson.spring.starter.RedissonAutoConfigurationV4;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
@@ -272,54 +271,7 @@ class DelayAutoConfigurationTest {
         });
     }
 
-    // --- invalid properties -------------------------------------------------------------------
-
-    @Test
-    void heartbeatLeaseNotLongerThanTheIntervalFailsStartup() {
-        assertInvalidProperty("delay.heartbeat-lease", "delay.heartbeat-interval=10s", "delay.heartbeat-lease=10s");
-    }
-
-    @Test
-    void zeroSweepIntervalFailsStartup() {
-        assertInvalidProperty("delay.sweep-interval", "delay.sweep-interval=0s");
-    }
-
-    @Test
-    void zeroTransferBatchSizeFailsStartup() {
-        assertInvalidProperty("delay.transfer-batch-size", "delay.transfer-batch-size=0");
-    }
-
-    @Test
-    void keyPrefixWithABraceFailsStartup() {
-        assertInvalidProperty("delay.key-prefix", "delay.key-prefix=app{1");
-    }
-
-    /**
-     * The bracket form keeps the map key as written. Without brackets
-     * ({@code delay.queues.bad{name}.concurrency}) Spring's binder drops the braces from the key,
-     * so that property configures the valid queue {@code badname} and startup succeeds.
-     */
-    @Test
-    void invalidQueueNameUnderQueuesFailsStartup() {
-        assertInvalidProperty("delay.queues.bad{name}", "delay.queues[bad{name}].concurrency=2");
-    }
-
-    @Test
-    void unreadableRateLimitFailsStartupNamingThePropertyAndTheForm() {
-        assertInvalidProperty("delay.queues.sms.rate-limit", "delay.queues.sms.rate-limit=50 per second");
-        runner.withPropertyValues("delay.queues.sms.rate-limit=0/1s").run(context -> assertThat(context.getStartupFailure())
-                .rootCause().hasMessageContaining("rate limit permits must be between 1 and 100000, was 0"));
-    }
-
-    @Test
-    void partitionCountsOutOfRangeOrAgainstOtherSettingsFailStartupNamingTheProperty() {
-        assertInvalidProperty("delay.queues.orders.partitions", "delay.queues.orders.partitions=0");
-        assertInvalidProperty("delay.queues.orders.partitions", "delay.queues.orders.partitions=129");
-        assertInvalidProperty("delay.queues.orders.partitions", "delay.queues.orders.partitions=2",
-                "delay.queues.orders.redisson-delayed-queue=legacy");
-        assertInvalidProperty("delay.queues.orders.rate-limit", "delay.queues.orders.partitions=4",
-                "delay.queues.orders.rate-limit=3/1s");
-    }
+    // --- partition layouts and prefetch settings ----------------------------------------------
 
     @Test
     void aConfiguredPartitionCountIsRecordedAtStartupAndTheBeansAreReplaceable() {
@@ -351,21 +303,6 @@ class DelayAutoConfigurationTest {
     }
 
     @Test
-    void zeroQueueConcurrencyFailsStartup() {
-        assertInvalidProperty("delay.queues.q.concurrency", "delay.queues.q.concurrency=0");
-    }
-
-    @Test
-    void negativeDefaultPrefetchFailsStartup() {
-        assertInvalidProperty("delay.consumer.prefetch", "delay.consumer.prefetch=-1");
-    }
-
-    @Test
-    void queuePrefetchAboveTheMostFailsStartup() {
-        assertInvalidProperty("delay.queues.q.prefetch", "delay.queues.q.prefetch=1001");
-    }
-
-    @Test
     void prefetchFollowsThePaceUnlessSetAndQueuesMayTurnItOff() {
         runner.withPropertyValues("delay.queues.off.prefetch=0", "delay.queues.more.prefetch=50")
                 .run(context -> {
@@ -374,37 +311,6 @@ class DelayAutoConfigurationTest {
                     assertThat(settings.forQueue("off").prefetch()).isZero();
                     assertThat(settings.forQueue("more").prefetch()).isEqualTo(50);
                 });
-    }
-
-    @Test
-    void zeroDefaultMaxAttemptsFailsStartup() {
-        assertInvalidProperty("delay.consumer.max-attempts", "delay.consumer.max-attempts=0");
-    }
-
-    @Test
-    void queueBackoffMaxBelowItsInitialFailsStartup() {
-        assertInvalidProperty("delay.queues.q.backoff.max", "delay.queues.q.backoff.initial=1m",
-                "delay.queues.q.backoff.max=10s");
-    }
-
-    @Test
-    void backoffMultiplierBelowOneFailsStartup() {
-        assertInvalidProperty("delay.consumer.backoff.multiplier", "delay.consumer.backoff.multiplier=0.5");
-    }
-
-    @Test
-    void zeroDefaultHandlerTimeoutFailsStartup() {
-        assertInvalidProperty("delay.consumer.handler-timeout", "delay.consumer.handler-timeout=0s");
-    }
-
-    @Test
-    void negativeQueueHandlerTimeoutFailsStartup() {
-        assertInvalidProperty("delay.queues.q.handler-timeout", "delay.queues.q.handler-timeout=-5s");
-    }
-
-    @Test
-    void zeroMaxPayloadSizeFailsStartup() {
-        assertInvalidProperty("delay.max-payload-size", "delay.max-payload-size=0B");
     }
 
     // --- metadata -----------------------------------------------------------------------------
@@ -440,19 +346,6 @@ class DelayAutoConfigurationTest {
         for (Class<?> type : STARTER_BEANS) {
             assertThat(context).as(type.getSimpleName()).doesNotHaveBean(type);
         }
-    }
-
-    /** Startup fails, and the property is named both in the message and as the invalid property. */
-    private void assertInvalidProperty(String property, String... properties) {
-        runner.withPropertyValues(properties).run(context -> {
-            assertThat(context).hasFailed();
-            Throwable failure = context.getStartupFailure();
-            InvalidConfigurationPropertyValueException invalid = causeOfType(failure,
-                    InvalidConfigurationPropertyValueException.class);
-            assertThat(invalid).as("cause chain of %s", failure).isNotNull();
-            assertThat(invalid.getName()).isEqualTo(property);
-            assertThat(invalid.getMessage()).contains(property);
-        });
     }
 
     static <T extends Throwable> T causeOfType(Throwable failure, Class<T> type) {

@@ -30,17 +30,25 @@ class PropertyChecksTest {
             delay.heartbeat-lease                            | delay.heartbeat-interval=10s; delay.heartbeat-lease=10s
             delay.dead-retention                             | delay.dead-retention=0s
             delay.transfer-batch-size                        | delay.transfer-batch-size=10001
+            delay.transfer-batch-size                        | delay.transfer-batch-size=0
             delay.shutdown-timeout                           | delay.shutdown-timeout=-1s
             delay.publisher.confirm-replicas                 | delay.publisher.confirm-replicas=-1
             delay.publisher.confirm-timeout                  | delay.publisher.confirm-timeout=0ms
+            delay.queues.bad{name}                           | delay.queues[bad{name}].concurrency=2
             delay.queues.orders.confirm-replicas             | delay.queues.orders.confirm-replicas=-1
             delay.queues.orders.rate-limit                   | delay.queues.orders.rate-limit=50 per second
             delay.queues.orders.partitions                   | delay.queues.orders.partitions=0
+            delay.queues.orders.partitions                   | delay.queues.orders.partitions=129
             delay.queues.orders.partitions                   | delay.queues.orders.partitions=2; delay.queues.orders.redisson-delayed-queue=legacy
             delay.queues.orders.rate-limit                   | delay.queues.orders.partitions=4; delay.queues.orders.rate-limit=3/1s
             delay.queues.orders.redisson-codec               | delay.queues.orders.redisson-codec=string
             delay.queues.orders.redisson-delayed-queue       | delay.queues.orders.redisson-delayed-queue=
             delay.queues.orders.concurrency                  | delay.queues.orders.concurrency=0
+            delay.queues.orders.prefetch                     | delay.queues.orders.prefetch=1001
+            delay.queues.orders.backoff.max                  | delay.queues.orders.backoff.initial=1m; delay.queues.orders.backoff.max=10s
+            delay.queues.orders.handler-timeout              | delay.queues.orders.handler-timeout=-5s
+            delay.consumer.prefetch                          | delay.consumer.prefetch=-1
+            delay.consumer.handler-timeout                   | delay.consumer.handler-timeout=0s
             delay.consumer.max-attempts                      | delay.consumer.max-attempts=0
             delay.consumer.backoff.multiplier                | delay.consumer.backoff.multiplier=0.5
             delay.consumer.not-retryable-exceptions          | delay.consumer.not-retryable-exceptions=com.example.Missing
@@ -63,6 +71,28 @@ class PropertyChecksTest {
                 assertThat(invalid.getMessage()).contains(property);
                 assertThat(redis.connections()).isZero();
             });
+        }
+    }
+
+    /**
+     * The bracket form keeps the map key as written. Without brackets
+     * ({@code delay.queues.bad{name}.concurrency}) Spring's binder drops the braces from the key,
+     * so that property configures the valid queue {@code badname} and startup succeeds.
+     */
+    @Test
+    void anInvalidQueueNameUnderQueuesSaysWhatANameMayHold() throws Exception {
+        try (NoRedis redis = new NoRedis()) {
+            runner(redis).withPropertyValues("delay.queues[bad{name}].concurrency=2").run(context -> assertThat(
+                    context.getStartupFailure()).rootCause().hasMessageContaining("invalid queue name 'bad{name}'"));
+        }
+    }
+
+    @Test
+    void aRateLimitOutOfRangeSaysTheRange() throws Exception {
+        try (NoRedis redis = new NoRedis()) {
+            runner(redis).withPropertyValues("delay.queues.sms.rate-limit=0/1s").run(context -> assertThat(
+                    context.getStartupFailure()).rootCause()
+                    .hasMessageContaining("rate limit permits must be between 1 and 100000, was 0"));
         }
     }
 

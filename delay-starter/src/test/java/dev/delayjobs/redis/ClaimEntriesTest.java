@@ -26,6 +26,7 @@ import dev.delayjobs.store.ClaimRequest;
 import dev.delayjobs.embeddedredis.RedisServerProcess;
 import dev.delayjobs.embeddedredis.RespConnection;
 import dev.delayjobs.test.TestRedis;
+import dev.delayjobs.queue.QueueName;
 
 /**
  * The claim state lives in the claims hash, apart from the job records: holding, starting, counting
@@ -82,7 +83,7 @@ class ClaimEntriesTest {
         assertThat(stats.oldestWaitingDueAt()).as("read from the claim entries").isPositive();
         assertThat(jobsHashAccesses()).as("queue-stats never touched the jobs hash").isEqualTo(reads);
         leaseRanOut("i1", 1_000);
-        Recovery recovery = store.leases().recoverExpired("q", 5);
+        Recovery recovery = store.leases().recoverExpired(QueueName.of("q").whole(), 5);
         assertThat(recovery.requeued()).isEqualTo(150);
 
         assertThat(jobsHashAccesses()).as("recover never touched the jobs hash").isEqualTo(reads);
@@ -115,7 +116,7 @@ class ClaimEntriesTest {
         leaseRanOut("b", 2_000);
 
         // three held ids per call: a's tail, then a's head and b's tail, then b's head
-        Recovery recovery = store.leases().recoverExpired("q", 5, 3);
+        Recovery recovery = store.leases().recoverExpired(QueueName.of("q").whole(), 5, 3);
 
         assertThat(recovery.requeued()).isEqualTo(7);
         assertThat(recovery.instances()).isEqualTo(2);

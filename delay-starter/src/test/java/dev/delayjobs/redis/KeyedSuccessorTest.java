@@ -17,6 +17,7 @@ import dev.delayjobs.JobInfo;
 import dev.delayjobs.store.ClaimRequest;
 import dev.delayjobs.JobState;
 import dev.delayjobs.test.TestRedis;
+import dev.delayjobs.queue.QueueName;
 
 /**
  * A keyed publish that meets its job held by a consumer (RUNNING or PREFETCHED) is kept as the
@@ -126,7 +127,7 @@ class KeyedSuccessorTest {
         // i3 takes it with a lease that runs out: recovery buries it (last attempt spent)
         store.partition(whole("q")).release("i2", 2);
         store.partition(whole("q")).claim(request("i3", 1, Duration.ofMillis(100), 1));
-        await().atMost(Duration.ofSeconds(5)).until(() -> store.leases().recoverExpired("q", 1).instances() == 1);
+        await().atMost(Duration.ofSeconds(5)).until(() -> store.leases().recoverExpired(QueueName.of("q").whole(), 1).instances() == 1);
 
         JobInfo next = store.find("q", "k").orElseThrow();
         assertThat(next.state()).isEqualTo(JobState.READY);

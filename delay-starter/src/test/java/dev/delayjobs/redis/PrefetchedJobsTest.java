@@ -19,6 +19,7 @@ import dev.delayjobs.store.ClaimRequest;
 import dev.delayjobs.JobState;
 import dev.delayjobs.RateLimit;
 import dev.delayjobs.test.TestRedis;
+import dev.delayjobs.queue.QueueName;
 
 /**
  * The PREFETCHED state at the data-model level: a job a consumer took ahead of its workers counts
@@ -137,7 +138,7 @@ class PrefetchedJobsTest {
         publishDue("running", "waiting");
         claim("i1", 2, 1, SHORT_LEASE);
 
-        await().atMost(Duration.ofSeconds(5)).until(() -> store.leases().recoverExpired("q", 3).instances() == 1);
+        await().atMost(Duration.ofSeconds(5)).until(() -> store.leases().recoverExpired(QueueName.of("q").whole(), 3).instances() == 1);
 
         JobInfo running = store.find("q", "running").orElseThrow();
         assertThat(running.attempts()).as("started: its attempt counts").isEqualTo(1);
@@ -191,7 +192,7 @@ class PrefetchedJobsTest {
     }
 
     private void awaitRecovered() {
-        await().atMost(Duration.ofSeconds(5)).until(() -> store.leases().recoverExpired("q", 3).instances() == 1);
+        await().atMost(Duration.ofSeconds(5)).until(() -> store.leases().recoverExpired(QueueName.of("q").whole(), 3).instances() == 1);
     }
 
     private Claim claim(String instance, int max, int start, Duration lease) {

@@ -24,6 +24,7 @@ import dev.delayjobs.store.Claim;
 import dev.delayjobs.JobInfo;
 import dev.delayjobs.JobState;
 import dev.delayjobs.test.TestRedis;
+import dev.delayjobs.queue.QueueName;
 
 /** The data model under states no public call produces: records written by hand, stale ids, big batches. */
 class RedisJobStoreTest {
@@ -108,7 +109,7 @@ class RedisJobStoreTest {
         store.partition(whole("q")).claim(request("i1", 1, Duration.ofMillis(200), 1));
 
         assertThat(redisson.getScoredSortedSet(keys.instances(), StringCodec.INSTANCE).contains("i1")).isTrue();
-        await().atMost(Duration.ofSeconds(5)).until(() -> store.leases().recoverExpired("q", 5).requeued() == 1);
+        await().atMost(Duration.ofSeconds(5)).until(() -> store.leases().recoverExpired(QueueName.of("q").whole(), 5).requeued() == 1);
         assertThat(store.find("q", "a").map(JobInfo::state)).isEqualTo(Optional.of(JobState.READY));
         assertThat(store.partition(whole("q")).claim(request("i2", 1, Duration.ofSeconds(10), 1)).jobs()).extracting(StoredJob::attempts).containsExactly(2);
     }
@@ -118,7 +119,7 @@ class RedisJobStoreTest {
         store.publish("q", List.of(new NewJob("poison", true, 0, false, "1")));
         store.partition(whole("q")).claim(request("i1", 1, Duration.ofMillis(100), 1));
 
-        await().atMost(Duration.ofSeconds(5)).until(() -> store.leases().recoverExpired("q", 1).instances() == 1);
+        await().atMost(Duration.ofSeconds(5)).until(() -> store.leases().recoverExpired(QueueName.of("q").whole(), 1).instances() == 1);
 
         JobInfo info = store.find("q", "poison").orElseThrow();
         assertThat(info.state()).isEqualTo(JobState.DEAD);
@@ -155,7 +156,7 @@ class RedisJobStoreTest {
     void lateOutcomeOfAnInstancePresumedDeadLeavesTheNewHolderAlone() {
         store.publish("q", List.of(new NewJob("j", true, 0, false, "1")));
         StoredJob first = store.partition(whole("q")).claim(request("frozen", 1, Duration.ofMillis(100), 1)).jobs().get(0);
-        await().atMost(Duration.ofSeconds(5)).until(() -> store.leases().recoverExpired("q", 5).requeued() == 1);
+        await().atMost(Duration.ofSeconds(5)).until(() -> store.leases().recoverExpired(QueueName.of("q").whole(), 5).requeued() == 1);
         StoredJob second = store.partition(whole("q")).claim(request("alive", 1, Duration.ofSeconds(30), 1)).jobs().get(0);
         assertThat(second.gen()).isEqualTo(first.gen());
 
@@ -176,7 +177,7 @@ class RedisJobStoreTest {
         store.publish("q", List.of(new NewJob("k", true, 0, false, "old")));
         StoredJob old = store.partition(whole("q")).claim(request("i1", 1, Duration.ofMillis(100), 1)).jobs().get(0);
         // i1 froze past its lease; its job was recovered, replaced, and claimed again by i1
-        await().atMost(Duration.ofSeconds(5)).until(() -> store.leases().recoverExpired("q", 5).requeued() == 1);
+        await().atMost(Duration.ofSeconds(5)).until(() -> store.leases().recoverExpired(QueueName.of("q").whole(), 5).requeued() == 1);
         store.publish("q", List.of(new NewJob("k", true, 0, true, "new")));
         StoredJob current = store.partition(whole("q")).claim(request("i1", 2, Duration.ofSeconds(30), 1)).jobs().stream()
                 .filter(j -> j.payload().equals("new")).findFirst().orElseThrow();
@@ -195,7 +196,7 @@ class RedisJobStoreTest {
         store.publish("q", List.of(new NewJob("j", true, 0, false, "1")));
         StoredJob first = store.partition(whole("q")).claim(request("i1", 1, Duration.ofMillis(100), 1)).jobs().get(0);
         // i1 froze past its lease (its own sweep may recover the job), then claimed the job again
-        await().atMost(Duration.ofSeconds(5)).until(() -> store.leases().recoverExpired("q", 5).requeued() == 1);
+        await().atMost(Duration.ofSeconds(5)).until(() -> store.leases().recoverExpired(QueueName.of("q").whole(), 5).requeued() == 1);
         StoredJob second = store.partition(whole("q")).claim(request("i1", 1, Duration.ofSeconds(30), 1)).jobs().get(0);
         assertThat(second.attempts()).isEqualTo(2);
 
@@ -279,7 +280,7 @@ class RedisJobStoreTest {
         // one instance's lease runs out, another stops: both fences stay, each for a day
         store.partition(whole("q")).releaseAllBut("crashed", List.of(), 1);
         store.partition(whole("q")).claim(request("crashed", 1, Duration.ofMillis(100), 1));
-        await().atMost(Duration.ofSeconds(5)).until(() -> store.leases().recoverExpired("q", 5).instances() == 1);
+        await().atMost(Duration.ofSeconds(5)).until(() -> store.leases().recoverExpired(QueueName.of("q").whole(), 5).instances() == 1);
         store.partition(whole("q")).release("stopped", 3);
         assertThat(fences.readAllMap()).containsOnlyKeys("crashed", "stopped");
         long now = serverNow();

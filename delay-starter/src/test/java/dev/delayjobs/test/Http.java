@@ -16,7 +16,7 @@ import tools.jackson.databind.json.JsonMapper;
 public final class Http {
 
     /** A response: status and body parsed as JSON (a missing node when the body is not JSON). */
-    public record Response(int status, JsonNode json, String body) {
+    public record Response(int status, JsonNode json, String body, java.net.http.HttpHeaders headers) {
     }
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
@@ -57,7 +57,7 @@ public final class Http {
             catch (RuntimeException notJson) {
                 json = JSON.missingNode();
             }
-            return new Response(response.statusCode(), json, response.body());
+            return new Response(response.statusCode(), json, response.body(), response.headers());
         }
         catch (IOException ex) {
             throw new IllegalStateException(ex);
