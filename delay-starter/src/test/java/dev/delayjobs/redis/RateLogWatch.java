@@ -8,38 +8,50 @@ import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+
+import org.redisson.api.RedissonClient;
 
 /**
  * Every job a queue's rate limit admitted, on the Redis clock, as claim.lua logged it: the
- * server's MONITOR feed, read from a connection of this watch's own, gives each ZADD to the
- * queue's rate log (score = the claim's server time) and the ids the same claim pushed onto an
- * active list just before. Unlike reading the rate log, which claim.lua trims a window later,
- * the feed misses nothing however late this JVM reads it: the server buffers it.
+ * server's MONITOR feed, read on a connection of this watch's own, gives each ZADD to the queue's
+ * rate log (score = the claim's server time) and the ids each claim pushed onto an active list.
+ * Unlike reading the rate log, which claim.lua trims a window later, the feed misses nothing
+ * however late this JVM reads it: the server buffers it, in the order it ran the commands.
  */
 public final class RateLogWatch implements AutoCloseable {
 
-    /** One claim the rate limit let through: its server time (epoch ms) and the jobs it started. */
-    public record Admission(long redisMillis, List<String> ids) {
+    /** One rate log write: the claim's server time (epoch ms) and how many jobs it logged. */
+    public record Admission(long redisMillis, int jobs) {
     }
 
     private final Socket socket;
     private final InputStream in;
     private final String rateLog;
     private final String activePrefix;
+    private final String mark;
     private final List<Admission> admissions = new CopyOnWriteArrayList<>();
+    private final List<String> claimed = new CopyOnWriteArrayList<>();
+    private final Map<String, Long> admittedAt = new ConcurrentHashMap<>();
     private final Thread reader;
+    private final Semaphore marksSeen = new Semaphore(0);
     private volatile IOException failure;
-    /** Ids pushed onto an active list since the last rate log entry (one claim's). */
-    private List<String> pushed = new ArrayList<>();
+    /** Ids claimed since the last rate log write: the claim that writes it next took them. */
+    private List<String> pending = new ArrayList<>();
 
     private RateLogWatch(Socket socket, InputStream in, QueueKeys keys) {
         this.socket = socket;
         this.in = in;
         this.rateLog = keys.rateLog();
         this.activePrefix = keys.activePrefix();
+        this.mark = keys.rateLog() + "-watch-mark";
         this.reader = new Thread(this::read, "rate-log-watch");
         this.reader.setDaemon(true);
     }
@@ -66,17 +78,31 @@ public final class RateLogWatch implements AutoCloseable {
         }
     }
 
-    /** The admissions seen so far, in the order Redis ran them. */
-    public List<Admission> admissions() {
-        if (failure != null && !socket.isClosed()) {
-            throw new UncheckedIOException(failure);
+    /**
+     * Returns once the feed was read up to now: a command sent through {@code redisson} after every
+     * command before it (Redis feeds them in the order it runs them) is seen within {@code atMost}.
+     */
+    public void catchUp(RedissonClient redisson, Duration atMost) throws InterruptedException {
+        redisson.getBucket(mark).isExists();
+        if (!marksSeen.tryAcquire(atMost.toMillis(), TimeUnit.MILLISECONDS)) {
+            throw new IllegalStateException("the MONITOR feed did not show " + mark + " within " + atMost
+                    + (failure == null ? "" : ": " + failure));
         }
+    }
+
+    /** The rate log writes seen, in the order Redis ran them. */
+    public List<Admission> admissions() {
         return List.copyOf(admissions);
     }
 
-    /** How many jobs the admissions seen so far started. */
-    public int admitted() {
-        return admissions().stream().mapToInt(a -> a.ids().size()).sum();
+    /** The ids claimed (pushed onto an active list), in the order Redis ran the claims. */
+    public List<String> claimed() {
+        return List.copyOf(claimed);
+    }
+
+    /** For each job claimed and then logged, the server time of its claim. */
+    public Map<String, Long> admittedAt() {
+        return Map.copyOf(admittedAt);
     }
 
     @Override
@@ -105,18 +131,18 @@ public final class RateLogWatch implements AutoCloseable {
         String command = args.get(0);
         String key = args.get(1);
         if (command.equalsIgnoreCase("RPUSH") && key.startsWith(activePrefix)) {
-            pushed.addAll(args.subList(2, args.size()));
+            pending.addAll(args.subList(2, args.size()));
+            claimed.addAll(args.subList(2, args.size()));
         }
         else if (command.equalsIgnoreCase("ZADD") && key.equals(rateLog)) {
-            // one ZADD per claim (and per 500 jobs): the pairs are score, member; all scores are the claim's time
-            int jobs = (args.size() - 2) / 2;
-            List<String> ids = pushed.size() >= jobs ? List.copyOf(pushed.subList(0, jobs)) : List.of();
-            pushed = pushed.size() >= jobs ? new ArrayList<>(pushed.subList(jobs, pushed.size())) : new ArrayList<>();
-            List<String> named = new ArrayList<>(ids);
-            while (named.size() < jobs) {
-                named.add("?");
-            }
-            admissions.add(new Admission(Long.parseLong(args.get(2)), List.copyOf(named)));
+            // score, member pairs; every score is the claim's server time
+            long at = Long.parseLong(args.get(2));
+            admissions.add(new Admission(at, (args.size() - 2) / 2));
+            pending.forEach(id -> admittedAt.put(id, at));
+            pending = new ArrayList<>();
+        }
+        else if (key.equals(mark)) {
+            marksSeen.release();
         }
     }
 
