@@ -83,7 +83,7 @@ class RateLimitTest {
                     .isLessThanOrEqualTo(PERMITS);
             assertThat(watch.claimed()).as("the jobs claimed are the jobs handled")
                     .containsExactlyInAnyOrderElementsOf(all.stream().map(Recorder.Delivery::id).toList());
-            assertThat(times).as("every job claimed was counted by the rate limit").hasSize(watch.claimed().size());
+            assertThat(times.length).as("jobs counted by the rate limit, of those claimed").isEqualTo(watch.claimed().size());
             assertThat(recorders).as("every instance took part").allSatisfy(r -> assertThat(r.total()).isPositive());
             assertThat(all).extracting(Recorder.Delivery::id).doesNotHaveDuplicates().hasSize(JOBS);
         }
