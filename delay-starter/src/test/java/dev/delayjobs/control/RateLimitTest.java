@@ -7,8 +7,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 import java.util.stream.LongStream;
 
 import org.junit.jupiter.api.Tag;
@@ -81,8 +83,9 @@ class RateLimitTest {
                     longestStartDelay(watch.admittedAt(), all), Arrays.toString(startsPerSecond(all)));
             assertThat(busiest).as("most jobs admitted in any 1 s of the Redis clock, all instances together")
                     .isLessThanOrEqualTo(PERMITS);
-            assertThat(watch.claimed()).as("the jobs claimed are the jobs handled")
-                    .containsExactlyInAnyOrderElementsOf(all.stream().map(Recorder.Delivery::id).toList());
+            // a claim whose reply was lost is handed back and its jobs claimed again: each claim counts
+            assertThat(new HashSet<>(watch.claimed())).as("the jobs claimed are the jobs handled")
+                    .isEqualTo(all.stream().map(Recorder.Delivery::id).collect(Collectors.toSet()));
             assertThat(times.length).as("jobs counted by the rate limit, of those claimed").isEqualTo(watch.claimed().size());
             assertThat(recorders).as("every instance took part").allSatisfy(r -> assertThat(r.total()).isPositive());
             assertThat(all).extracting(Recorder.Delivery::id).doesNotHaveDuplicates().hasSize(JOBS);
@@ -114,7 +117,7 @@ class RateLimitTest {
      */
     private static long[] startsPerSecond(List<Recorder.Delivery> all) {
         Instant from = all.stream().map(Recorder.Delivery::handledAt).min(Instant::compareTo).orElseThrow().plusMillis(500);
-        long[] started = new long[(int) (JOBS / PERMITS) - 2];
+        long[] started = new long[JOBS / PERMITS - 2];
         for (Recorder.Delivery d : all) {
             long window = Duration.between(from, d.handledAt()).toMillis();
             if (window >= 0 && window / WINDOW_MS < started.length) {
