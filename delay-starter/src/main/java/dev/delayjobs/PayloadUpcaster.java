@@ -1,5 +1,7 @@
 package dev.delayjobs;
 
+import java.util.function.UnaryOperator;
+
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -21,20 +23,38 @@ import tools.jackson.databind.JsonNode;
  */
 public interface PayloadUpcaster {
 
-    /** The payload type whose stored form this changes (the handler's payload type). */
+    /**
+     * The payload type whose stored form this changes.
+     *
+     * @return the handler's payload type
+     */
     Class<?> type();
 
-    /** The version it reads; it returns the form of {@code fromVersion() + 1}. */
+    /**
+     * The version it reads.
+     *
+     * @return 1 or more; it returns the form of {@code fromVersion() + 1}
+     */
     int fromVersion();
 
     /**
      * The payload at the next version. It may change {@code payload} in place and return it. An
      * exception sends the job to the dead set (running it again would fail again).
+     *
+     * @param payload the stored payload at {@link #fromVersion()}, as a JSON tree
+     * @return the payload at {@code fromVersion() + 1}
      */
     JsonNode upcast(JsonNode payload);
 
-    /** An upcaster of {@code type} from {@code fromVersion} to the next, doing {@code step}. */
-    static PayloadUpcaster of(Class<?> type, int fromVersion, java.util.function.UnaryOperator<JsonNode> step) {
+    /**
+     * An upcaster of {@code type} from {@code fromVersion} to the next, doing {@code step}.
+     *
+     * @param type the payload type
+     * @param fromVersion the version {@code step} reads, 1 or more
+     * @param step turns a payload at {@code fromVersion} into one at the next version
+     * @return the upcaster
+     */
+    static PayloadUpcaster of(Class<?> type, int fromVersion, UnaryOperator<JsonNode> step) {
         if (type == null || step == null) {
             throw new IllegalArgumentException("type and step must not be null");
         }

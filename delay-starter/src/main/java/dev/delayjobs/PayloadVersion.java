@@ -26,6 +26,10 @@ import java.lang.annotation.Target;
 @Target(ElementType.TYPE)
 public @interface PayloadVersion {
 
-    /** The version, 1 or more. */
+    /**
+     * The version of the annotated type's stored form.
+     *
+     * @return 1 or more
+     */
     int value() default 1;
 }
