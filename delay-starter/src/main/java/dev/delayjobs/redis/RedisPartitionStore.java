@@ -83,7 +83,7 @@ public final class RedisPartitionStore implements PartitionStore {
         List<Object> r = RedisCalls.call("claim from", queue, () -> claimScript.run(script, Mode.READ_WRITE, ReturnType.LIST,
                 k.of(k.ready(), k.active(instance), k.jobs(), k.delayed(), k.dead(), k.errors(), k.stats(),
                         k.instances(), k.claimFences(), k.request(RequestMemo.requestId()), k.control(), k.rateLog(),
-                        k.claims()),
+                        k.claims(), k.groups(), k.groupsReady(), k.groupHeld()),
                 Integer.toString(request.max()), instance, Long.toString(request.lease().toMillis()),
                 Long.toString(request.epoch()), Integer.toString(longestRecord), limit.permits(), limit.windowMs(),
                 Integer.toString(request.partition()), Integer.toString(request.partitions()),

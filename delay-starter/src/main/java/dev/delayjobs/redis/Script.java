@@ -21,7 +21,7 @@ enum Script {
             args("id", "gen", "error", "attempt", "wake")),
     CANCEL(keys("jobs", "delayed", "dead", "errors", "memo", "successors", "claims"), args("id")),
     CLAIM(keys("ready", "active", "jobs", "delayed", "dead", "errors", "stats", "instances", "fences", "memo", "control",
-            "rate-log", "claims"),
+            "rate-log", "claims", "groups", "groups-ready", "group-held"),
             args("n", "instance", "lease-ms", "epoch", "longest", "permits", "window-ms", "partition", "partitions", "start")),
     CLOSE_LAYOUT(keys("control", "jobs", "delayed", "ready", "dead", "instances"), args("old", "new", "side", "instance")),
     CONSUMER_INSTANCES(keys("instances"), args()),
@@ -36,8 +36,9 @@ enum Script {
     KNOWN_QUEUES(keys("registry"), args()),
     PAUSE(keys("control"), args("on-startup", "channel")),
     PAYLOAD_VERSIONS(keys("delayed", "ready", "jobs"), args("most-jobs", "most-bytes")),
-    PUBLISH(keys("jobs", "delayed", "ready", "stats", "dead", "errors", "memo", "control", "successors", "claims"),
-            args("wake", "count", "partitions").each("id", "mode", "time", "replace", "payload")),
+    PUBLISH(keys("jobs", "delayed", "ready", "stats", "dead", "errors", "memo", "control", "successors", "claims", "groups",
+            "groups-ready", "group-held"),
+            args("wake", "count", "partitions").each("id", "mode", "time", "replace", "payload", "group")),
     QUEUE_STATS(keys("delayed", "ready", "dead", "stats", "instances", "workers", "jobs", "control", "claims").each("active"),
             args("active-prefix", "most-held-ids")),
     RATE_LIMIT(keys("control"), args("permits", "window-ms", "channel")),
@@ -57,7 +58,7 @@ enum Script {
     RETRY(keys("active", "jobs", "delayed", "errors", "stats", "ready", "successors", "claims"),
             args("id", "gen", "error", "backoff-ms", "wake", "attempt")),
     START(keys("claims"), args().each("id", "gen", "attempt")),
-    TRANSFER(keys("delayed", "ready"), args("max")),
+    TRANSFER(keys("delayed", "ready", "groups", "groups-ready", "group-held"), args("max")),
     TRIM_DEAD(keys("dead", "jobs", "errors", "claims"), args("retention-ms", "max"));
 
     private final Names keys;

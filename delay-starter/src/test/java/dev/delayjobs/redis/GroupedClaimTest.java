@@ -1,0 +1,133 @@
+package dev.delayjobs.redis;
+
+import static dev.delayjobs.test.ClaimRequests.request;
+import static dev.delayjobs.test.TestPartitions.whole;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
+
+import dev.delayjobs.store.StoredJob;
+import dev.delayjobs.test.TestRedis;
+
+/**
+ * Claims serve the groups that have ready jobs in turn (docs/architecture.md#groups): one group's
+ * flood does not hold back another group's jobs, each group keeps its own order, and a queue that
+ * never sees a group is claimed as before.
+ */
+class GroupedClaimTest {
+
+    static final RedissonClient redisson = TestRedis.sharedClient();
+    RedisJobStore store;
+    QueueKeys k;
+
+    @BeforeEach
+    void newPrefix() {
+        String prefix = TestRedis.uniquePrefix();
+        store = new RedisJobStore(redisson, prefix);
+        k = new QueueKeys(prefix, "q");
+    }
+
+    @Test
+    void aSmallGroupIsServedWithinTheFirstClaimsOfAFlood() {
+        publish("a", 5_000, 0);
+        publish("b", 20, 0);
+
+        List<String> claimed = new ArrayList<>();
+        int claims = 0;
+        while (claimed.stream().filter(id -> id.startsWith("b-")).count() < 20 && claims < 100) {
+            claimed.addAll(claim(8));
+            claims++;
+        }
+        assertThat(claims).as("B's 20 jobs at half of each claim of 8, not after A's 5,000").isLessThanOrEqualTo(5);
+        assertThat(claimed.stream().filter(id -> id.startsWith("a-")).count()).as("A got its share meanwhile").isGreaterThan(0);
+    }
+
+    @Test
+    void eachGroupKeepsItsOrderAndADefaultGroupTakesItsTurn() {
+        publish("a", 30, 0);
+        publish("b", 30, 0);
+        publish(null, 30, 0);
+
+        List<String> claimed = new ArrayList<>();
+        for (int i = 0; i < 30; i++) {
+            claimed.addAll(claim(3));
+        }
+        assertThat(claimed).hasSize(90);
+        for (String group : List.of("a-", "b-", "none-")) {
+            List<String> ofGroup = claimed.stream().filter(id -> id.startsWith(group)).toList();
+            List<String> inOrder = new ArrayList<>();
+            for (int i = 0; i < 30; i++) {
+                inOrder.add(group + i);
+            }
+            assertThat(ofGroup).as(group + " in publish order").isEqualTo(inOrder);
+        }
+        assertThat(claimed.subList(0, 9)).as("each group had a share of the first claims")
+                .anyMatch(id -> id.startsWith("a-")).anyMatch(id -> id.startsWith("b-")).anyMatch(id -> id.startsWith("none-"));
+    }
+
+    @Test
+    void dueGroupedJobsAreTransferredToTheirGroupsReadyLists() {
+        List<NewJob> jobs = new ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            jobs.add(new NewJob("a-" + i, true, 60_000 + i, false, "1").inGroup("a"));
+        }
+        jobs.add(new NewJob("b-0", true, 70_000, false, "1").inGroup("b"));
+        store.publish("q", jobs);
+        // the minute passes: every job due, in the order published
+        var delayed = redisson.getScoredSortedSet(k.delayed(), StringCodec.INSTANCE);
+        for (Object id : delayed.readAll()) {
+            delayed.addScore(id, -60_000_000);
+        }
+        assertThat(store.transfer("q", 1_000).moved()).isEqualTo(101);
+
+        assertThat(redisson.getList(k.ready(), StringCodec.INSTANCE).size()).as("nothing in the default group's list").isZero();
+        List<String> first = claim(2);
+        assertThat(first).as("one of each group").containsExactlyInAnyOrder("a-0", "b-0");
+    }
+
+    @Test
+    void aGroupedIdFoundInTheDefaultListGoesToItsGroupNotToTheClaim() {
+        publish("a", 3, 0);
+        // as a script that does not route by group leaves it (a hand-back, or a watchdog of an earlier release)
+        redisson.getList(k.ready(), StringCodec.INSTANCE).add("a-0");
+        redisson.getList(k.ready(), StringCodec.INSTANCE).add("none-x");
+        store.publish("q", List.of(new NewJob("none-x", true, 0, false, "1")));
+
+        List<String> claimed = new ArrayList<>();
+        for (int i = 0; i < 5 && claimed.size() < 4; i++) {
+            claimed.addAll(claim(4));
+        }
+        assertThat(claimed).as("each job once").containsExactlyInAnyOrder("a-0", "a-1", "a-2", "none-x");
+    }
+
+    @Test
+    void aQueueWithoutGroupsHasNoGroupKeys() {
+        publish(null, 10, 0);
+        store.publish("q", List.of(new NewJob("later", true, 60_000, false, "1")));
+        assertThat(claim(10)).hasSize(10);
+
+        assertThat(redisson.getKeys().countExists(k.groups(), k.groupsReady(), k.groupHeld())).isZero();
+    }
+
+    private void publish(String group, int count, long delayMs) {
+        List<NewJob> jobs = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            jobs.add(new NewJob((group == null ? "none" : group) + "-" + i, true, delayMs, false, "1").inGroup(group));
+        }
+        for (int i = 0; i < jobs.size(); i += 1_000) {
+            store.publish("q", jobs.subList(i, Math.min(i + 1_000, jobs.size())));
+        }
+    }
+
+    private List<String> claim(int n) {
+        return store.partition(whole("q")).claim(request("i1", n, Duration.ofSeconds(30), 1)).jobs().stream()
+                .map(StoredJob::id).toList();
+    }
+}
