@@ -33,6 +33,7 @@
 -- ARGV[9] partitions: partition count of the queue: each partition lets its share of the queue's
 --   permits start (permits / count, the first permits % count partitions one more)
 -- ARGV[10] start: how many of the jobs taken start now (n: all of them)
+-- ARGV[11] group-limit: most jobs of one group held at once, all instances ('0': no limit)
 -- A paused queue (control has 'paused') gives nothing. A rate limit (the runtime one in control, else the
 -- configured one) lets at most `permits` jobs start in any window, all instances together: the rate log
 -- keeps when each of the last window's jobs was claimed.
@@ -65,7 +66,9 @@
 -- claim visits the first VISITS groups of the rotation, lowest turn first, taking from each at most
 -- its share (n / groups visited, rounded up; a second round takes what the first left), in its
 -- list's order. A visited group goes to the back of the rotation, or out of it once its list is
--- empty. An id met in a list that is not its group's (its job re-published into another group, or
+-- empty. Each grouped job taken raises its group's count in group-held, and its claim entry names
+-- the group (_claims.lua); a group that reaches group-limit is parked (_groups.lua) instead of put
+-- back, until one of its holds ends. The default group has no limit. An id met in a list that is not its group's (its job re-published into another group, or
 -- put into ready by a script that does not route) is moved to its group's list, not taken.
 -- Cost: O(n + stale + expired rate log entries + VISITS log G) for G groups with ready jobs,
 -- independent of the backlog and of the number of groups.
@@ -197,9 +200,11 @@ local function take(list, g, most)
         if not c then
           -- never attempted (the common case): written straight, no table (ar 9: attempt 1 RUNNING; 2: PREFETCHED)
           if prefetch then entry = gen .. ',2,' .. due else entry = gen .. ',9,' .. due end
+          if g ~= '' then entry = entry .. ',' .. g end
           started = '9'
         else
           c.due = due
+          if g ~= '' then c.group = g else c.group = nil end
           if prefetch then c.hold = PREFETCHED else c.hold = RUNNING; c.attempts = c.attempts + 1 end
           entry = claim_entry(c)
           as_started(c)
@@ -230,18 +235,29 @@ end
 if redis.call('ZCARD', KEYS[15]) == 0 then
   take(KEYS[1], '', wanted)
 else
+  local limit = tonumber(ARGV[11])
   if redis.call('LLEN', KEYS[1]) > 0 then into_rotation(KEYS[15], KEYS[16], '') end
-  local visiting = redis.call('ZRANGE', KEYS[15], 0, VISITS - 1)
+  local visiting = redis.call('ZRANGEBYSCORE', KEYS[15], '-inf', '(' .. PARKED, 'LIMIT', 0, VISITS)
   local share = math.ceil(wanted / math.max(1, #visiting))
   for round = 1, 2 do
     for _, g in ipairs(visiting) do
       if taken >= wanted or popped >= wanted + 1000 then break end
       local list = group_list(KEYS[1], g)
-      if redis.call('EXISTS', list) == 1 then
-        take(list, g, round == 1 and math.min(share, wanted - taken) or wanted - taken)
+      local room = wanted - taken
+      if round == 1 then room = math.min(share, room) end
+      local held = 0
+      if g ~= '' and limit > 0 then
+        held = tonumber(redis.call('HGET', KEYS[16], g) or '0')
+        room = math.min(room, limit - held)
       end
+      local before = taken
+      if room > 0 and redis.call('EXISTS', list) == 1 then take(list, g, room) end
+      local got = taken - before
+      if g ~= '' and got > 0 then redis.call('HINCRBY', KEYS[16], g, got) end
       if redis.call('EXISTS', list) == 0 then
         redis.call('ZREM', KEYS[15], g)
+      elseif g ~= '' and limit > 0 and held + got >= limit then
+        redis.call('ZADD', KEYS[15], 'XX', PARKED + next_turn(KEYS[16]), g)
       elseif round == 1 then
         redis.call('ZADD', KEYS[15], 'XX', next_turn(KEYS[16]), g)
       end

@@ -116,6 +116,76 @@ class GroupedClaimTest {
         assertThat(redisson.getKeys().countExists(k.groups(), k.groupsReady(), k.groupHeld())).isZero();
     }
 
+    @Test
+    void aGroupAtItsLimitIsPassedOverUntilItsJobIsAcked() {
+        publish("a", 3, 0);
+        publish("b", 3, 0);
+
+        List<StoredJob> first = claimLimited("i1", 10, 1);
+        assertThat(ids(first)).as("one job of each group, the first of each").containsExactlyInAnyOrder("a-0", "b-0");
+        assertThat(claimLimited("i2", 10, 1)).as("both groups at their limit, from any instance").isEmpty();
+
+        StoredJob a0 = first.stream().filter(j -> j.id().equals("a-0")).findFirst().orElseThrow();
+        assertThat(partition().ack("i1", List.of(a0))).isEqualTo(1);
+        assertThat(ids(claimLimited("i2", 10, 1))).as("a's slot freed by the ack").containsExactly("a-1");
+        assertThat(held()).containsEntry("a", "1").containsEntry("b", "1");
+    }
+
+    @Test
+    void retriedBuriedAndReleasedJobsFreeTheirGroupsSlots() {
+        publish("a", 2, 0);
+        publish("b", 2, 0);
+        publish("c", 2, 0);
+        List<StoredJob> held = claimLimited("i1", 10, 1);
+        assertThat(held).hasSize(3);
+        assertThat(partition().retry("i1", job(held, "a-0"), "failed", Duration.ofMinutes(1))).isTrue();
+        assertThat(partition().bury("i1", job(held, "b-0"), "failed")).isTrue();
+        partition().release("i1", 5);
+
+        assertThat(held()).as("no job held, no count left").isEmpty();
+        assertThat(ids(claimLimited("i2", 10, 1))).as("c-0 handed back to the front of its group; a and b free")
+                .containsExactlyInAnyOrder("a-1", "b-1", "c-0");
+    }
+
+    @Test
+    void aCrashedInstancesJobsFreeTheirGroupsSlotsWhenRecovered() {
+        publish("a", 2, 0);
+        assertThat(ids(claimLimited("i1", 10, 1))).containsExactly("a-0");
+        assertThat(claimLimited("i2", 10, 1)).as("a held by i1").isEmpty();
+
+        redisson.getScoredSortedSet(k.instances(), StringCodec.INSTANCE).add(1_000, "i1");
+        assertThat(store.leases().recoverExpired("q", 5).requeued()).isEqualTo(1);
+
+        List<StoredJob> again = claimLimited("i2", 10, 1);
+        assertThat(ids(again)).as("a-0 again, first in its group, and the slot is i2's now").containsExactly("a-0");
+        assertThat(again.get(0).attempts()).isEqualTo(2);
+        assertThat(held()).containsExactly(java.util.Map.entry("a", "1"));
+    }
+
+    private List<StoredJob> claimLimited(String instance, int n, int limit) {
+        return partition().claim(new dev.delayjobs.store.ClaimRequest(instance, n, n, Duration.ofSeconds(30), 1, null, 0, 1, limit))
+                .jobs();
+    }
+
+    private RedisPartitionStore partition() {
+        return store.partition(whole("q"));
+    }
+
+    private java.util.Map<String, String> held() {
+        java.util.Map<String, String> counts = new java.util.HashMap<>(redisson.<String, String>getMap(k.groupHeld(), StringCodec.INSTANCE)
+                .readAllMap());
+        counts.remove("");
+        return counts;
+    }
+
+    private static StoredJob job(List<StoredJob> jobs, String id) {
+        return jobs.stream().filter(j -> j.id().equals(id)).findFirst().orElseThrow();
+    }
+
+    private static List<String> ids(List<StoredJob> jobs) {
+        return jobs.stream().map(StoredJob::id).toList();
+    }
+
     private void publish(String group, int count, long delayMs) {
         List<NewJob> jobs = new ArrayList<>();
         for (int i = 0; i < count; i++) {

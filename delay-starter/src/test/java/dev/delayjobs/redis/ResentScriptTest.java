@@ -74,7 +74,7 @@ class ResentScriptTest {
         List<Object> keys = k.of(k.ready(), k.active("i1"), k.jobs(), k.delayed(), k.dead(), k.errors(), k.stats(),
                 k.instances(), k.claimFences(), k.request("c-1"), k.control(), k.rateLog(), k.claims(), k.groups(), k.groupsReady(), k.groupHeld());
         // under a rate limit of 3 a minute, which the copy must not spend twice
-        Object[] args = { "2", "i1", "10000", "1", "100000", "3", "60000", "0", "1", "2" };
+        Object[] args = { "2", "i1", "10000", "1", "100000", "3", "60000", "0", "1", "2", "0" };
         List<Object> first = LuaScript.load(Script.CLAIM).run(script, Mode.READ_WRITE, ReturnType.LIST, keys, args);
         List<Object> copy = LuaScript.load(Script.CLAIM).run(script, Mode.READ_WRITE, ReturnType.LIST, keys, args);
 
