@@ -34,7 +34,7 @@ enum Script {
     DELETE_DEAD(keys("dead", "jobs", "errors", "claims"), args("max").each("id")),
     EXPIRED_INSTANCES(keys("instances"), args()),
     FAST_FORWARD(keys("jobs", "delayed", "ready"), args("window-ms", "max")),
-    FIND(keys("jobs", "delayed", "dead", "errors", "successors", "claims"), args("id")),
+    FIND(keys("jobs", "delayed", "dead", "errors", "successors", "claims", "groups"), args("id")),
     HEARTBEAT(keys("instances", "workers"), args("instance", "lease-ms", "concurrency")),
     KNOWN_QUEUES(keys("registry"), args()),
     PAUSE(keys("control"), args("on-startup", "channel")),

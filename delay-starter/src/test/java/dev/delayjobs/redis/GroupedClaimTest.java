@@ -108,6 +108,14 @@ class GroupedClaimTest {
     }
 
     @Test
+    void findShowsTheGroup() {
+        publish("merchant,7", 1, 60_000);
+        publish(null, 1, 0);
+        assertThat(store.find("q", "merchant,7-0").orElseThrow().group()).isEqualTo("merchant,7");
+        assertThat(store.find("q", "none-0").orElseThrow().group()).as("the default group").isNull();
+    }
+
+    @Test
     void aQueueWithoutGroupsHasNoGroupKeys() {
         publish(null, 10, 0);
         store.publish("q", List.of(new NewJob("later", true, 60_000, false, "1")));
