@@ -162,7 +162,7 @@ class GroupedClaimTest {
         assertThat(claimLimited("i2", 10, 1)).as("a held by i1").isEmpty();
 
         redisson.getScoredSortedSet(k.instances(), StringCodec.INSTANCE).add(1_000, "i1");
-        assertThat(store.leases().recoverExpired("q", 5).requeued()).isEqualTo(1);
+        assertThat(store.leases().recoverExpired(whole("q"), 5).requeued()).isEqualTo(1);
 
         List<StoredJob> again = claimLimited("i2", 10, 1);
         assertThat(ids(again)).as("a-0 again, first in its group, and the slot is i2's now").containsExactly("a-0");
