@@ -214,7 +214,8 @@ public final class RedisJobStore {
     public CompletableFuture<Boolean> cancelAsync(String queue, String id) {
         QueueKeys k = keys(queue);
         return RedisCalls.completed("cancel on", queue, cancelScript.<Long>runAsync(script, Mode.READ_WRITE, ReturnType.LONG,
-                k.of(k.jobs(), k.delayed(), k.dead(), k.errors(), k.request(RequestMemo.requestId()), k.successors(), k.claims()), id))
+                k.of(k.jobs(), k.delayed(), k.dead(), k.errors(), k.request(RequestMemo.requestId()), k.successors(), k.claims(),
+                        k.groups()), id))
                 .thenApply(r -> r == 1L);
     }
 

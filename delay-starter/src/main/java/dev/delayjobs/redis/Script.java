@@ -21,7 +21,7 @@ enum Script {
     BURY(keys("active", "jobs", "dead", "errors", "stats", "delayed", "ready", "successors", "claims", "groups-ready",
             "group-held"),
             args("id", "gen", "error", "attempt", "wake")),
-    CANCEL(keys("jobs", "delayed", "dead", "errors", "memo", "successors", "claims"), args("id")),
+    CANCEL(keys("jobs", "delayed", "dead", "errors", "memo", "successors", "claims", "groups"), args("id")),
     CLAIM(keys("ready", "active", "jobs", "delayed", "dead", "errors", "stats", "instances", "fences", "memo", "control",
             "rate-log", "claims", "groups", "groups-ready", "group-held"),
             args("n", "instance", "lease-ms", "epoch", "longest", "permits", "window-ms", "partition", "partitions", "start",
@@ -31,7 +31,7 @@ enum Script {
     CONTROL_STATE(keys("control"), args()),
     DATA_FORMAT(keys("data-format"), args("version")),
     DEAD_PAGE(keys("dead", "jobs", "errors", "claims"), args("count", "offset", "cursor-time", "cursor-id")),
-    DELETE_DEAD(keys("dead", "jobs", "errors", "claims"), args("max").each("id")),
+    DELETE_DEAD(keys("dead", "jobs", "errors", "claims", "groups"), args("max").each("id")),
     EXPIRED_INSTANCES(keys("instances"), args()),
     FAST_FORWARD(keys("jobs", "delayed", "ready"), args("window-ms", "max")),
     FIND(keys("jobs", "delayed", "dead", "errors", "successors", "claims", "groups"), args("id")),
@@ -64,7 +64,7 @@ enum Script {
             args("id", "gen", "error", "backoff-ms", "wake", "attempt")),
     START(keys("claims"), args().each("id", "gen", "attempt")),
     TRANSFER(keys("delayed", "ready", "groups", "groups-ready", "group-held"), args("max")),
-    TRIM_DEAD(keys("dead", "jobs", "errors", "claims"), args("retention-ms", "max"));
+    TRIM_DEAD(keys("dead", "jobs", "errors", "claims", "groups"), args("retention-ms", "max"));
 
     private final Names keys;
     private final Names args;

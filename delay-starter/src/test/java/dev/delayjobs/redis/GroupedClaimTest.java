@@ -116,6 +116,22 @@ class GroupedClaimTest {
     }
 
     @Test
+    void aJobsGroupIsDeletedWithTheJob() {
+        publish("a", 4, 60_000);
+        publish("b", 2, 0);
+        assertThat(store.cancel("q", "a-0")).isTrue();
+        List<StoredJob> held = claimLimited("i1", 10, 0);
+        assertThat(ids(held)).containsExactly("b-0", "b-1");
+        assertThat(partition().bury("i1", job(held, "b-0"), "failed")).isTrue();
+        assertThat(partition().bury("i1", job(held, "b-1"), "failed")).isTrue();
+        assertThat(store.deadJobs().delete("q", List.of("b-0"))).isEqualTo(1);
+        assertThat(store.deadJobs().trim("q", Duration.ZERO, 10)).isEqualTo(1);
+
+        assertThat(redisson.<String, String>getMap(k.groups(), StringCodec.INSTANCE).readAllMap().keySet())
+                .as("cancelled, deleted and trimmed jobs leave no group behind").containsExactlyInAnyOrder("a-1", "a-2", "a-3");
+    }
+
+    @Test
     void aQueueWithoutGroupsHasNoGroupKeys() {
         publish(null, 10, 0);
         store.publish("q", List.of(new NewJob("later", true, 60_000, false, "1")));

@@ -101,7 +101,7 @@ class ResentScriptTest {
     @Test
     void aResentCancelAnswersThatItCancelled() {
         store.publish("q", List.of(new NewJob("a", true, 60_000, false, "1")));
-        List<Object> keys = k.of(k.jobs(), k.delayed(), k.dead(), k.errors(), k.request("x-1"), k.successors(), k.claims());
+        List<Object> keys = k.of(k.jobs(), k.delayed(), k.dead(), k.errors(), k.request("x-1"), k.successors(), k.claims(), k.groups());
         Long first = LuaScript.load(Script.CANCEL).run(script, Mode.READ_WRITE, ReturnType.LONG, keys, "a");
         Long copy = LuaScript.load(Script.CANCEL).run(script, Mode.READ_WRITE, ReturnType.LONG, keys, "a");
 
