@@ -20,9 +20,30 @@ import org.jspecify.annotations.Nullable;
  *     its key, or {@code null}
  * @param payloadVersion the version of the payload type that published it ({@link PayloadVersion}):
  *     1 for a type without one
+ * @param group the job's group ({@link PublishRequest#group}), or {@code null} for the queue's default group
  */
 public record JobInfo(String queue, String id, JobState state, @Nullable Instant dueAt, @Nullable Instant publishedAt,
-        int attempts, @Nullable String lastError, String payloadJson, @Nullable Successor successor, int payloadVersion) {
+        int attempts, @Nullable String lastError, String payloadJson, @Nullable Successor successor, int payloadVersion,
+        @Nullable String group) {
+
+    /**
+     * A job of the queue's default group. The form of this record before groups existed.
+     *
+     * @param queue the queue the job was published to
+     * @param id the job id (the business key when one was given)
+     * @param state where the job is
+     * @param dueAt when it becomes (or became) due
+     * @param publishedAt when it was published
+     * @param attempts how many deliveries it has had so far
+     * @param lastError the error of its last failed attempt, or {@code null}
+     * @param payloadJson the payload as stored, JSON
+     * @param successor a publish waiting to take the job's key, or {@code null}
+     * @param payloadVersion the version of the payload type that published it
+     */
+    public JobInfo(String queue, String id, JobState state, @Nullable Instant dueAt, @Nullable Instant publishedAt,
+            int attempts, @Nullable String lastError, String payloadJson, @Nullable Successor successor, int payloadVersion) {
+        this(queue, id, state, dueAt, publishedAt, attempts, lastError, payloadJson, successor, payloadVersion, null);
+    }
 
     /**
      * A job at payload version 1. The form of this record before payload versions existed.

@@ -25,9 +25,11 @@ public final class PublishRequest {
     private final @Nullable String key;
     private final boolean replaceExisting;
     private final @Nullable Boolean afterCommit;
+    private final @Nullable String group;
 
     private PublishRequest(Object payload, @Nullable Duration delay, @Nullable Instant dueAt, @Nullable String key,
-            boolean replaceExisting, @Nullable Boolean afterCommit) {
+            boolean replaceExisting, @Nullable Boolean afterCommit, @Nullable String group) {
+        this.group = group;
         this.payload = payload;
         this.delay = delay;
         this.dueAt = dueAt;
@@ -45,7 +47,7 @@ public final class PublishRequest {
      * @return a request with a generated id, no replacing, and the configured after-commit default
      */
     public static PublishRequest of(Object payload) {
-        return new PublishRequest(payload, Duration.ZERO, null, null, false, null);
+        return new PublishRequest(payload, Duration.ZERO, null, null, false, null, null);
     }
 
     /**
@@ -61,7 +63,7 @@ public final class PublishRequest {
         if (delay == null) {
             throw new IllegalArgumentException("delay must not be null");
         }
-        return new PublishRequest(payload, delay, null, key, replaceExisting, afterCommit);
+        return new PublishRequest(payload, delay, null, key, replaceExisting, afterCommit, group);
     }
 
     /**
@@ -76,7 +78,7 @@ public final class PublishRequest {
         if (dueAt == null) {
             throw new IllegalArgumentException("dueAt must not be null");
         }
-        return new PublishRequest(payload, null, dueAt, key, replaceExisting, afterCommit);
+        return new PublishRequest(payload, null, dueAt, key, replaceExisting, afterCommit, group);
     }
 
     /**
@@ -89,7 +91,22 @@ public final class PublishRequest {
      * @return a new request with this key
      */
     public PublishRequest key(@Nullable String key) {
-        return new PublishRequest(payload, delay, dueAt, key, replaceExisting, afterCommit);
+        return new PublishRequest(payload, delay, dueAt, key, replaceExisting, afterCommit, group);
+    }
+
+    /**
+     * Puts the job in {@code group}: claims serve the groups of a queue that have ready jobs in
+     * turn, so one group's backlog does not hold back another group's jobs, and
+     * {@code delay.queues.<queue>.group-concurrency} limits how many jobs of one group are held at
+     * once across all instances. Within a group jobs keep their due-time order. See the groups page
+     * of the documentation ({@code docs/groups.md}).
+     *
+     * @param group the group: not blank, at most 256 characters, no control characters, checked when
+     *     the request is published; {@code null} goes back to the queue's default group
+     * @return a new request in this group
+     */
+    public PublishRequest group(@Nullable String group) {
+        return new PublishRequest(payload, delay, dueAt, key, replaceExisting, afterCommit, group);
     }
 
     /**
@@ -103,7 +120,7 @@ public final class PublishRequest {
      * @return a new request that replaces an existing job
      */
     public PublishRequest replaceExisting() {
-        return new PublishRequest(payload, delay, dueAt, key, true, afterCommit);
+        return new PublishRequest(payload, delay, dueAt, key, true, afterCommit, group);
     }
 
     /**
@@ -119,7 +136,7 @@ public final class PublishRequest {
      * @return a new request that waits for the commit
      */
     public PublishRequest afterCommit() {
-        return new PublishRequest(payload, delay, dueAt, key, replaceExisting, true);
+        return new PublishRequest(payload, delay, dueAt, key, replaceExisting, true, group);
     }
 
     /**
@@ -129,7 +146,7 @@ public final class PublishRequest {
      * @return a new request that does not wait for the commit
      */
     public PublishRequest immediately() {
-        return new PublishRequest(payload, delay, dueAt, key, replaceExisting, false);
+        return new PublishRequest(payload, delay, dueAt, key, replaceExisting, false, group);
     }
 
     /**
@@ -167,6 +184,15 @@ public final class PublishRequest {
      */
     public @Nullable String key() {
         return key;
+    }
+
+    /**
+     * The group, or {@code null} for the queue's default group.
+     *
+     * @return the group given to {@link #group}
+     */
+    public @Nullable String group() {
+        return group;
     }
 
     /**

@@ -240,6 +240,16 @@ class BadInputTest {
         assertRefused(() -> publisher.publish(QUEUE, ping(), Duration.ZERO, "order\u000042"), "control characters");
     }
 
+    @Test
+    void badGroupsAreRefusedAndNothingElseOfTheBatchIsStored() {
+        assertRefused(() -> publisher.publish(QUEUE, PublishRequest.of(ping()).group(" ")), "job group must not be blank");
+        assertRefused(() -> publisher.publish(QUEUE, PublishRequest.of(ping()).group("g".repeat(257))), "job group is 257 characters long",
+                "the maximum is 256");
+        assertRefused(() -> publisher.publishAll(WAITING, List.of(PublishRequest.of(ping()).key("k-before-bad-group").delay(LATER),
+                PublishRequest.of(ping()).group("merchant\n7"))), "job group must not contain control characters");
+        assertThat(publisher.find(WAITING, "k-before-bad-group")).isEmpty();
+    }
+
     // --- requests -----------------------------------------------------------------------------
 
     @Test

@@ -38,7 +38,7 @@ final class ConfiguredSettings implements QueueSettings.Source {
         DelayProperties.Backoff backoff = consumer.getBackoff();
         this.defaults = build("delay.consumer", consumer.getConcurrency(), consumer.getMaxAttempts(), backoff.getInitial(),
                 backoff.getMultiplier(), backoff.getMax(), backoff.getJitter(), consumer.isAutoStartup(),
-                consumer.getHandlerTimeout(), null, false, consumer.getPrefetch());
+                consumer.getHandlerTimeout(), null, false, consumer.getPrefetch(), 0);
         properties.getQueues().keySet().forEach(this::forQueue);
         this.notRetryableDefaults = PropertyChecks.exceptionClasses("delay.consumer.not-retryable-exceptions",
                 consumer.getNotRetryableExceptions());
@@ -76,7 +76,8 @@ final class ConfiguredSettings implements QueueSettings.Source {
                 or(b.getInitial(), d.initial()), or(b.getMultiplier(), d.multiplier()), or(b.getMax(), d.max()),
                 or(b.getJitter(), d.jitter()), or(o.getAutoStartup(), defaults.autoStartup()),
                 or(o.getHandlerTimeout(), defaults.handlerTimeout()), PropertyChecks.rateLimit(name, o.getRateLimit()),
-                o.isPausedOnStartup(), or(o.getPrefetch(), defaults.prefetch()));
+                o.isPausedOnStartup(), or(o.getPrefetch(), defaults.prefetch()), PropertyChecks.groupConcurrency(name,
+                        o.getGroupConcurrency()));
     }
 
     /** The exception classes that send a job of {@code queue} to the dead set at its first failure. */
@@ -176,11 +177,11 @@ final class ConfiguredSettings implements QueueSettings.Source {
 
     private static QueueSettings build(String name, int concurrency, int maxAttempts, Duration initial, double multiplier,
             Duration max, double jitter, boolean autoStartup, Duration handlerTimeout, RateLimit rateLimit,
-            boolean pausedOnStartup, Integer prefetch) {
+            boolean pausedOnStartup, Integer prefetch, int groupConcurrency) {
         try {
             return new QueueSettings(concurrency, maxAttempts,
                     new QueueSettings.ExponentialBackoff(initial, multiplier, max, jitter), autoStartup, handlerTimeout,
-                    rateLimit, pausedOnStartup, prefetch);
+                    rateLimit, pausedOnStartup, prefetch, groupConcurrency);
         }
         catch (QueueSettings.InvalidSettingException ex) {
             throw new InvalidConfigurationPropertyValueException(name + "." + ex.setting(), ex.value(), ex.reason());

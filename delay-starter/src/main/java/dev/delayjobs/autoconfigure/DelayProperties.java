@@ -624,6 +624,14 @@ public class DelayProperties {
         private String rateLimit;
 
         /**
+         * Most jobs of one group of this queue held at once, all instances together, RUNNING or
+         * waiting in a consumer's prefetch buffer: 1 runs the jobs of a group one at a time. A
+         * group at its limit is passed over by claims until one of its jobs is acked, retried,
+         * buried or recovered. Unset: no limit. Jobs without a group are not limited by it.
+         */
+        private Integer groupConcurrency;
+
+        /**
          * Whether this instance pauses the queue when its handler starts, if the queue was never
          * paused nor resumed before; it is then consumed once resumed.
          */
@@ -772,6 +780,14 @@ public class DelayProperties {
 
         public void setHandlerTimeout(Duration handlerTimeout) {
             this.handlerTimeout = handlerTimeout;
+        }
+
+        public Integer getGroupConcurrency() {
+            return groupConcurrency;
+        }
+
+        public void setGroupConcurrency(Integer groupConcurrency) {
+            this.groupConcurrency = groupConcurrency;
         }
 
         public String getRateLimit() {

@@ -182,6 +182,18 @@ final class PropertyChecks {
         }
     }
 
+    /** The limit {@code <name>.group-concurrency} sets, 0 for none (unset). */
+    static int groupConcurrency(String name, Integer value) {
+        if (value == null) {
+            return 0;
+        }
+        if (value < 1) {
+            throw new InvalidConfigurationPropertyValueException(name + ".group-concurrency", value,
+                    "must be at least 1 (leave it unset for no limit per group)");
+        }
+        return value;
+    }
+
     /** The rate limit {@code <name>.rate-limit} sets, or null for none. */
     static RateLimit rateLimit(String name, String text) {
         if (text == null || text.isBlank()) {

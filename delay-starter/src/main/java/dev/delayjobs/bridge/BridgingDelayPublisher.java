@@ -96,6 +96,9 @@ public final class BridgingDelayPublisher implements DelayPublisher {
             if (request.key() != null) {
                 throw BridgedQueues.refused(target, "publishing with a business key");
             }
+            if (request.group() != null) {
+                throw BridgedQueues.refused(target, "publishing into a group");
+            }
             Object element;
             try {
                 element = target.format().toElement(request.payload());

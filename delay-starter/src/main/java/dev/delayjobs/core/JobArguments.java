@@ -39,6 +39,21 @@ public final class JobArguments {
         return id;
     }
 
+    /** Checks a job's group: not blank, at most 256 characters, no control characters. */
+    public static String group(String group) {
+        if (group.isBlank()) {
+            throw new IllegalArgumentException("job group must not be blank");
+        }
+        if (group.length() > MAX_ID_LENGTH) {
+            throw new IllegalArgumentException("job group is " + group.length() + " characters long; the maximum is "
+                    + MAX_ID_LENGTH);
+        }
+        if (group.chars().anyMatch(Character::isISOControl)) {
+            throw new IllegalArgumentException("job group must not contain control characters");
+        }
+        return group;
+    }
+
     public static Duration delay(Duration delay) {
         if (delay == null) {
             throw new IllegalArgumentException("delay must not be null");

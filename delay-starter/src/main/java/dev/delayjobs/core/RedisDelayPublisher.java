@@ -266,11 +266,12 @@ public final class RedisDelayPublisher implements DelayPublisher {
         // without a key there is nothing to replace: a generated id that clashes is drawn again instead
         boolean keyed = request.key() != null;
         boolean replace = keyed && request.isReplaceExisting();
+        String group = request.group() == null ? null : JobArguments.group(request.group());
         String json = codec.write(request.payload());
         if (request.dueAt() != null) {
-            return new NewJob(id, false, JobArguments.dueAt(request.dueAt()).toEpochMilli(), replace, json, !keyed);
+            return new NewJob(id, false, JobArguments.dueAt(request.dueAt()).toEpochMilli(), replace, json, !keyed, group);
         }
-        return new NewJob(id, true, JobArguments.delay(request.delay()).toMillis(), replace, json, !keyed);
+        return new NewJob(id, true, JobArguments.delay(request.delay()).toMillis(), replace, json, !keyed, group);
     }
 
     private static PublishRequest requestArgument(PublishRequest request) {

@@ -140,7 +140,8 @@ final class RoutedPublish {
                 int at = positions == null ? i : positions.get(i);
                 if (outcomes.get(i) == PublishOutcome.KEPT_EXISTING && generated[offset + at]) {
                     NewJob job = jobs.get(i);
-                    NewJob fresh = new NewJob(RedisDelayPublisher.newId(), job.relative(), job.time(), false, job.payload(), true);
+                    NewJob fresh = new NewJob(RedisDelayPublisher.newId(), job.relative(), job.time(), false, job.payload(), true,
+                            job.group());
                     chunk.set(at, fresh);
                     clashed.add(fresh);
                     clashedAt.add(at);

@@ -149,7 +149,8 @@ final class Claimer {
                     releaseAllButHeld();
                 }
                 claim = store.claim(new ClaimRequest(instance, reserved.jobs(), reserved.workers(), lease, epochs.current(),
-                        endpoint.settings().rateLimit(), partition.index(), partition.count()));
+                        endpoint.settings().rateLimit(), partition.index(), partition.count(),
+                        endpoint.settings().groupConcurrency()));
             }
             catch (RuntimeException ex) {
                 slots.unknown();

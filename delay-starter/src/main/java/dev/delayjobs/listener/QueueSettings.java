@@ -26,9 +26,17 @@ import dev.delayjobs.RateLimit;
  *        worker (PREFETCHED, no attempt counted); {@code null} for about what the workers start in
  *        50 ms at their recent pace (none for handlers slower than 20 jobs a second), up to
  *        {@link #MAX_PREFETCH}
+ * @param groupConcurrency most jobs of one group held at once by all instances (RUNNING or
+ *        PREFETCHED); 0 for no limit
  */
 public record QueueSettings(int concurrency, int maxAttempts, ExponentialBackoff backoff, boolean autoStartup,
-        Duration handlerTimeout, RateLimit rateLimit, boolean pausedOnStartup, Integer prefetch) {
+        Duration handlerTimeout, RateLimit rateLimit, boolean pausedOnStartup, Integer prefetch, int groupConcurrency) {
+
+    /** Settings with no limit per group. */
+    public QueueSettings(int concurrency, int maxAttempts, ExponentialBackoff backoff, boolean autoStartup,
+            Duration handlerTimeout, RateLimit rateLimit, boolean pausedOnStartup, Integer prefetch) {
+        this(concurrency, maxAttempts, backoff, autoStartup, handlerTimeout, rateLimit, pausedOnStartup, prefetch, 0);
+    }
 
     /** Most jobs of one queue handled at once in one instance: the largest claim tested (RedisJobStoreTest). */
     public static final int MAX_CONCURRENCY = 1000;
@@ -44,6 +52,9 @@ public record QueueSettings(int concurrency, int maxAttempts, ExponentialBackoff
         }
         if (handlerTimeout != null && (handlerTimeout.isZero() || handlerTimeout.isNegative())) {
             throw new InvalidSettingException("handler-timeout", handlerTimeout, "must be positive (leave it unset for no limit)");
+        }
+        if (groupConcurrency < 0) {
+            throw new InvalidSettingException("group-concurrency", groupConcurrency, "must be at least 1 (leave it unset for no limit)");
         }
         if (prefetch != null && (prefetch < 0 || prefetch > MAX_PREFETCH)) {
             throw new InvalidSettingException("prefetch", prefetch, "must be between 0 and " + MAX_PREFETCH
@@ -80,27 +91,27 @@ public record QueueSettings(int concurrency, int maxAttempts, ExponentialBackoff
     }
 
     QueueSettings withConcurrency(int value) {
-        return new QueueSettings(value, maxAttempts, backoff, autoStartup, handlerTimeout, rateLimit, pausedOnStartup, prefetch);
+        return new QueueSettings(value, maxAttempts, backoff, autoStartup, handlerTimeout, rateLimit, pausedOnStartup, prefetch, groupConcurrency);
     }
 
     QueueSettings withMaxAttempts(int value) {
-        return new QueueSettings(concurrency, value, backoff, autoStartup, handlerTimeout, rateLimit, pausedOnStartup, prefetch);
+        return new QueueSettings(concurrency, value, backoff, autoStartup, handlerTimeout, rateLimit, pausedOnStartup, prefetch, groupConcurrency);
     }
 
     QueueSettings withBackoff(ExponentialBackoff value) {
-        return new QueueSettings(concurrency, maxAttempts, value, autoStartup, handlerTimeout, rateLimit, pausedOnStartup, prefetch);
+        return new QueueSettings(concurrency, maxAttempts, value, autoStartup, handlerTimeout, rateLimit, pausedOnStartup, prefetch, groupConcurrency);
     }
 
     QueueSettings withAutoStartup(boolean value) {
-        return new QueueSettings(concurrency, maxAttempts, backoff, value, handlerTimeout, rateLimit, pausedOnStartup, prefetch);
+        return new QueueSettings(concurrency, maxAttempts, backoff, value, handlerTimeout, rateLimit, pausedOnStartup, prefetch, groupConcurrency);
     }
 
     QueueSettings withHandlerTimeout(Duration value) {
-        return new QueueSettings(concurrency, maxAttempts, backoff, autoStartup, value, rateLimit, pausedOnStartup, prefetch);
+        return new QueueSettings(concurrency, maxAttempts, backoff, autoStartup, value, rateLimit, pausedOnStartup, prefetch, groupConcurrency);
     }
 
     QueueSettings withPrefetch(Integer value) {
-        return new QueueSettings(concurrency, maxAttempts, backoff, autoStartup, handlerTimeout, rateLimit, pausedOnStartup, value);
+        return new QueueSettings(concurrency, maxAttempts, backoff, autoStartup, handlerTimeout, rateLimit, pausedOnStartup, value, groupConcurrency);
     }
 
     /** Where the configured settings of a queue come from (the {@code delay.*} properties). */

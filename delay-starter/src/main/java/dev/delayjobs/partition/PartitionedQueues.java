@@ -79,7 +79,7 @@ public final class PartitionedQueues {
     /** The partition's name stands in the record read; the caller asked by the queue's. */
     private static JobInfo named(QueueName queue, JobInfo job) {
         return new JobInfo(queue.value(), job.id(), job.state(), job.dueAt(), job.publishedAt(), job.attempts(), job.lastError(),
-                job.payloadJson(), job.successor(), job.payloadVersion());
+                job.payloadJson(), job.successor(), job.payloadVersion(), job.group());
     }
 
     /**

@@ -126,7 +126,7 @@ public final class DeadJobs {
     public int trim(String queue, Duration retention, int max) {
         QueueKeys k = keys(queue);
         Long r = RedisCalls.call("trim dead jobs of", queue, () -> TRIM_DEAD.run(script, Mode.READ_WRITE,
-                ReturnType.LONG, k.of(k.dead(), k.jobs(), k.errors(), k.claims()), Long.toString(retention.toMillis()),
+                ReturnType.LONG, k.of(k.dead(), k.jobs(), k.errors(), k.claims(), k.groups()), Long.toString(retention.toMillis()),
                 Integer.toString(max)));
         return r.intValue();
     }
@@ -134,7 +134,7 @@ public final class DeadJobs {
     private long inBatches(String queue, LuaScript lua, String action, List<String> ids, boolean toReady) {
         QueueKeys k = keys(queue);
         List<Object> keyList = toReady ? k.of(k.dead(), k.jobs(), k.errors(), k.ready(), k.stats(), k.claims())
-                : k.of(k.dead(), k.jobs(), k.errors(), k.claims());
+                : k.of(k.dead(), k.jobs(), k.errors(), k.claims(), k.groups());
         long total = 0;
         if (!ids.isEmpty()) {
             for (int from = 0; from < ids.size(); from += BATCH) {

@@ -50,7 +50,7 @@ final class PublishCalls {
 
     CompletableFuture<List<PublishOutcome>> publishAsync(QueueKeys k, int partitions, List<NewJob> jobs) {
         String queue = k.queue();
-        Object[] args = new Object[3 + jobs.size() * 5];
+        Object[] args = new Object[3 + jobs.size() * 6];
         args[0] = k.wakeChannel();
         args[1] = Integer.toString(jobs.size());
         args[2] = Integer.toString(partitions);
@@ -61,9 +61,10 @@ final class PublishCalls {
             args[i++] = Long.toString(job.time());
             args[i++] = job.generatedId() ? "n" : job.replaceExisting() ? "1" : "0";
             args[i++] = job.payload();
+            args[i++] = job.group() == null ? "" : job.group();
         }
         List<Object> keyList = k.of(k.jobs(), k.delayed(), k.ready(), k.stats(), k.dead(), k.errors(), k.request(RequestMemo.requestId()),
-                k.control(), k.successors(), k.claims());
+                k.control(), k.successors(), k.claims(), k.groups(), k.groupsReady(), k.groupHeld());
         ReplicaConfirmation confirmation = confirmations.apply(queue);
         CompletableFuture<List<Object>> reply;
         if (confirmation.replicas() == 0) {

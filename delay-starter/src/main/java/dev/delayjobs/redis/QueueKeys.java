@@ -32,6 +32,21 @@ record QueueKeys(String prefix, String queue) {
         return base() + "ready";
     }
 
+    /** Grouped jobs only: id -> group (see _groups.lua); a group's ready list is {@code ready():<group>}. */
+    String groups() {
+        return base() + "groups";
+    }
+
+    /** The rotation of the groups that have ready jobs. */
+    String groupsReady() {
+        return base() + "groups-ready";
+    }
+
+    /** Group -> jobs of it held now, and the rotation's turn counter. */
+    String groupHeld() {
+        return base() + "group-held";
+    }
+
     String dead() {
         return base() + "dead";
     }

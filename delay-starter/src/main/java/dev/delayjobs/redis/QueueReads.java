@@ -66,10 +66,10 @@ final class QueueReads {
     CompletableFuture<Optional<JobInfo>> findAsync(String queue, String id) {
         QueueKeys k = keys(queue);
         return RedisCalls.completed("look up in", queue, FIND.<List<Object>>runAsync(script, Mode.READ_WRITE, ReturnType.LIST,
-                k.of(k.jobs(), k.delayed(), k.dead(), k.errors(), k.successors(), k.claims()), id)).thenApply(r -> found(queue, id, r));
+                k.of(k.jobs(), k.delayed(), k.dead(), k.errors(), k.successors(), k.claims(), k.groups()), id)).thenApply(r -> found(queue, id, r));
     }
 
-    /** find.lua's reply read: the record, the state, the last error, the successor, the attempt count. */
+    /** find.lua's reply read: the record, the state, the last error, the successor, the attempt count, the group. */
     private static Optional<JobInfo> found(String queue, String id, List<Object> r) {
         if (r.isEmpty()) {
             return Optional.empty();
@@ -79,12 +79,13 @@ final class QueueReads {
         String error = ((String) r.get(2)).isEmpty() ? null : (String) r.get(2);
         StoredJob job = JobRecords.parse(id, record, (String) r.get(4));
         JobInfo.Successor successor = successor(id, (String) r.get(3));
+        String group = r.size() > 5 && !((String) r.get(5)).isEmpty() ? (String) r.get(5) : null;
         if (job == null) {
-            return Optional.of(new JobInfo(queue, id, state, null, null, 0, error, record, successor));
+            return Optional.of(new JobInfo(queue, id, state, null, null, 0, error, record, successor, 1, group));
         }
         return Optional.of(new JobInfo(queue, id, state, Instant.ofEpochMilli(job.dueAt()),
                 Instant.ofEpochMilli(job.publishedAt()), job.attempts(), error, job.payload(), successor,
-                PayloadVersions.stored(job.headers())));
+                PayloadVersions.stored(job.headers()), group));
     }
 
     /** find.lua's successor: '' for none, else the replace flag ('0'/'1') and the record (see _successors.lua). */

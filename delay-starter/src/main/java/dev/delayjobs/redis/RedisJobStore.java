@@ -201,7 +201,7 @@ public final class RedisJobStore {
     public Transfer transfer(String queue, int batch) {
         QueueKeys k = keys(queue);
         List<Object> r = RedisCalls.call("transfer due jobs of", queue, () -> TRANSFER.run(script, Mode.READ_WRITE, ReturnType.LIST,
-                k.of(k.delayed(), k.ready()), Integer.toString(batch)));
+                k.of(k.delayed(), k.ready(), k.groups(), k.groupsReady(), k.groupHeld()), Integer.toString(batch)));
         return new Transfer(asInt(r.get(0)), asLong(r.get(1)), asLong(r.get(2)));
     }
 
@@ -214,7 +214,8 @@ public final class RedisJobStore {
     public CompletableFuture<Boolean> cancelAsync(String queue, String id) {
         QueueKeys k = keys(queue);
         return RedisCalls.completed("cancel on", queue, cancelScript.<Long>runAsync(script, Mode.READ_WRITE, ReturnType.LONG,
-                k.of(k.jobs(), k.delayed(), k.dead(), k.errors(), k.request(RequestMemo.requestId()), k.successors(), k.claims()), id))
+                k.of(k.jobs(), k.delayed(), k.dead(), k.errors(), k.request(RequestMemo.requestId()), k.successors(), k.claims(),
+                        k.groups()), id))
                 .thenApply(r -> r == 1L);
     }
 

@@ -83,11 +83,11 @@ public final class RedisPartitionStore implements PartitionStore {
         List<Object> r = RedisCalls.call("claim from", queue, () -> claimScript.run(script, Mode.READ_WRITE, ReturnType.LIST,
                 k.of(k.ready(), k.active(instance), k.jobs(), k.delayed(), k.dead(), k.errors(), k.stats(),
                         k.instances(), k.claimFences(), k.request(RequestMemo.requestId()), k.control(), k.rateLog(),
-                        k.claims()),
+                        k.claims(), k.groups(), k.groupsReady(), k.groupHeld()),
                 Integer.toString(request.max()), instance, Long.toString(request.lease().toMillis()),
                 Long.toString(request.epoch()), Integer.toString(longestRecord), limit.permits(), limit.windowMs(),
                 Integer.toString(request.partition()), Integer.toString(request.partitions()),
-                Integer.toString(request.start())));
+                Integer.toString(request.start()), Integer.toString(request.groupLimit())));
         List<StoredJob> jobs = new ArrayList<>((r.size() - 3) / 3);
         Set<String> suspects = Set.of();
         for (int i = 3; i + 2 < r.size(); i += 3) {
@@ -151,7 +151,8 @@ public final class RedisPartitionStore implements PartitionStore {
         args[0] = k.wakeChannel();
         System.arraycopy(claims, 0, args, 1, claims.length);
         Long done = RedisCalls.call("ack on", queue, () -> ACK.run(script, Mode.READ_WRITE, ReturnType.LONG,
-                k.of(k.active(instance), k.jobs(), k.errors(), k.stats(), k.delayed(), k.ready(), k.successors(), k.claims()), args));
+                k.of(k.active(instance), k.jobs(), k.errors(), k.stats(), k.delayed(), k.ready(), k.successors(), k.claims(),
+                        k.groups(), k.groupsReady(), k.groupHeld()), args));
         return done.intValue();
     }
 
@@ -159,7 +160,8 @@ public final class RedisPartitionStore implements PartitionStore {
     @Override
     public boolean retry(String instance, StoredJob job, String error, Duration backoff) {
         Long r = RedisCalls.call("retry on", queue, () -> RETRY.run(script, Mode.READ_WRITE, ReturnType.LONG,
-                k.of(k.active(instance), k.jobs(), k.delayed(), k.errors(), k.stats(), k.ready(), k.successors(), k.claims()),
+                k.of(k.active(instance), k.jobs(), k.delayed(), k.errors(), k.stats(), k.ready(), k.successors(), k.claims(),
+                        k.groupsReady(), k.groupHeld()),
                 job.id(), job.gen(), error, Long.toString(backoff.toMillis()), k.wakeChannel(),
                 Integer.toString(job.attempts())));
         return r == 1L;
@@ -169,7 +171,8 @@ public final class RedisPartitionStore implements PartitionStore {
     @Override
     public boolean bury(String instance, StoredJob job, String error) {
         Long r = RedisCalls.call("bury on", queue, () -> BURY.run(script, Mode.READ_WRITE, ReturnType.LONG,
-                k.of(k.active(instance), k.jobs(), k.dead(), k.errors(), k.stats(), k.delayed(), k.ready(), k.successors(), k.claims()),
+                k.of(k.active(instance), k.jobs(), k.dead(), k.errors(), k.stats(), k.delayed(), k.ready(), k.successors(), k.claims(),
+                        k.groupsReady(), k.groupHeld()),
                 job.id(), job.gen(), error, Integer.toString(job.attempts()), k.wakeChannel()));
         return r == 1L;
     }
@@ -186,7 +189,8 @@ public final class RedisPartitionStore implements PartitionStore {
     /** {@link #release(String, long)}, keeping the forgotten fence for {@code fenceKept}. */
     Recovery release(String instance, long fence, Duration fenceKept) {
         List<Object> r = RedisCalls.call("release jobs of", queue, () -> RELEASE.run(script, Mode.READ_WRITE, ReturnType.LIST,
-                k.of(k.instances(), k.workers(), k.ready(), k.claimFences(), k.forgottenFences(), k.claims(), k.active(instance)),
+                k.of(k.instances(), k.workers(), k.ready(), k.claimFences(), k.forgottenFences(), k.claims(), k.active(instance),
+                        k.groupsReady(), k.groupHeld()),
                 instance, Long.toString(fence), Long.toString(fenceKept.toMillis())));
         return new Recovery(asLong(r.get(0)), 0, 1, asLong(r.get(1)));
     }
@@ -207,7 +211,8 @@ public final class RedisPartitionStore implements PartitionStore {
         args.add(Long.toString(fence));
         args.addAll(inFlight);
         List<Object> r = RedisCalls.call("release jobs of", queue, () -> RELEASE_ALL_BUT.run(script, Mode.READ_WRITE,
-                ReturnType.LIST, k.of(k.ready(), k.claimFences(), k.forgottenFences(), k.claims(), k.active(instance)),
+                ReturnType.LIST, k.of(k.ready(), k.claimFences(), k.forgottenFences(), k.claims(), k.active(instance), k.groupsReady(),
+                        k.groupHeld()),
                 args.toArray()));
         return new Recovery(asLong(r.get(0)), 0, 0, asLong(r.get(1)));
     }

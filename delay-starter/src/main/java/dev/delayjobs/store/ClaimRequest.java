@@ -21,9 +21,17 @@ import dev.delayjobs.RateLimit;
  *     replaces; {@code null} for none
  * @param partition the partition's index in the queue's layout: it lets its share of the rate limit start
  * @param partitions how many partitions the queue has
+ * @param groupLimit most jobs of one group held at once by all instances ({@code delay.queues.<q>.group-concurrency}),
+ *     0 for no limit
  */
 public record ClaimRequest(String instance, int max, int start, Duration lease, long epoch,
-        @Nullable RateLimit configuredLimit, int partition, int partitions) {
+        @Nullable RateLimit configuredLimit, int partition, int partitions, int groupLimit) {
+
+    /** A claim with no limit per group. */
+    public ClaimRequest(String instance, int max, int start, Duration lease, long epoch,
+            @Nullable RateLimit configuredLimit, int partition, int partitions) {
+        this(instance, max, start, lease, epoch, configuredLimit, partition, partitions, 0);
+    }
 
     public ClaimRequest {
         if (max < 0 || start < 0 || start > max) {
@@ -31,6 +39,9 @@ public record ClaimRequest(String instance, int max, int start, Duration lease, 
         }
         if (partitions < 1 || partition < 0 || partition >= partitions) {
             throw new IllegalArgumentException("no partition " + partition + " of " + partitions);
+        }
+        if (groupLimit < 0) {
+            throw new IllegalArgumentException("a group limit is 0 (none) or more, was " + groupLimit);
         }
     }
 }

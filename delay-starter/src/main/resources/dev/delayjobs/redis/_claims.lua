@@ -2,7 +2,7 @@
 -- The claim entry format, and the rule that keeps entries and records together.
 -- A claim entry (claims hash, id -> entry) is the job's claim state, kept apart from the record so
 -- that claiming, starting, recovering and counting held jobs never read or copy a payload:
---   gen,ar[,due]   present only while ar is not 0 (a job never started and not held has none)
+--   gen,ar[,due[,group]]   present only while ar is not 0 (a job never started and not held has none)
 --   gen        the gen of the record it belongs to (equal to the record's: a replacement or a requeue
 --              deletes the entry)
 --   ar         attempts * 8 + suspect * 4 + hold
@@ -16,22 +16,34 @@
 --              max-attempts (recover-expired.lua)
 --   due        the record's due time, only while held: queue-stats reads the oldest waiting
 --              PREFETCHED job from it
+--   group      the job's group, only while held and only for a grouped job: the group whose held
+--              count (group-held) its claim raised, and which the script that ends the hold lowers
+--              (end_group_hold in _groups.lua); the rest of the entry, so it may hold commas
 -- Every script that deletes a record, or puts a new job in its place (a replacing publish, a
 -- requeue of a dead job, a successor taking the key), deletes its entry in the same call.
 
 -- hold values (see ar above)
 local FREE, RUNNING, PREFETCHED = 0, 1, 2
 
--- A claim entry as a table {gen, attempts, suspect, hold, due (base 36, or nil)}; nil when entry is
+-- A claim entry as a table {gen, attempts, suspect, hold, due (base 36, or nil), group (or nil)}; nil when entry is
 -- nil (false from HMGET) or not in the format.
 local function claim_of(entry)
   if not entry then return nil end
-  local gen, ar, due = string.match(entry, '^([%d%l]+),([%d%l]+),?(%-?[%d%l]*)$')
+  local gen, ar, rest = string.match(entry, '^([%d%l]+),([%d%l]+)(.*)$')
   if not gen or not fits_one(ar) then return nil end
+  local due, group
+  if rest ~= '' then
+    local tail
+    due, tail = string.match(rest, '^,(%-?[%d%l]+)(.*)$')
+    if not due then return nil end
+    if tail ~= '' then
+      if string.sub(tail, 1, 1) ~= ',' or #tail < 2 then return nil end
+      group = string.sub(tail, 2)
+    end
+  end
   local flags = tonumber(ar, 36)
   local low = flags % 8
-  if due == '' then due = nil end
-  return { gen = gen, attempts = (flags - low) / 8, suspect = (low - low % 4) / 4, hold = low % 4, due = due }
+  return { gen = gen, attempts = (flags - low) / 8, suspect = (low - low % 4) / 4, hold = low % 4, due = due, group = group }
 end
 
 local function flags_of(c)
@@ -44,7 +56,10 @@ local function claim_entry(c)
   local flags = flags_of(c)
   if flags == 0 then return nil end
   local entry = c.gen .. ',' .. to36(flags)
-  if c.hold ~= FREE and c.due then entry = entry .. ',' .. c.due end
+  if c.hold ~= FREE and c.due then
+    entry = entry .. ',' .. c.due
+    if c.group then entry = entry .. ',' .. c.group end
+  end
   return entry
 end
 

@@ -1,4 +1,4 @@
---! include: _chunks, _claims
+--! include: _chunks, _claims, _groups
 -- Handing back the jobs a consumer instance holds (recover-expired.lua, release.lua,
 -- release-all-but.lua). Reads and writes claim entries (see _claims.lua), never a record.
 -- ids are read from the instance's active list: the whole list (whole), or its tail. Each held
@@ -9,11 +9,14 @@
 --                  may have been lost in the crash; a RUNNING one is handed to dies(id, c), which
 --                  returns false (it goes back), 'dead' (it died, its entry stays) or 'replaced' (it
 --                  died and its successor took the key: the entry went with it)
+-- A grouped job's hold ends on its group's count (end_group_hold) and it goes to the front of its
+-- group's ready list (group_keys = {rotation = groups-ready, held = group-held}).
 -- Then the list is rebuilt with the kept ids (whole), or its tail is trimmed off.
 -- Returns how many jobs went back to ready and how many died. Cost: O(#ids).
-local function hand_back(claims_key, ready_key, active, ids, whole, keep, crashed, dies)
+local function hand_back(claims_key, ready_key, group_keys, active, ids, whole, keep, crashed, dies)
   -- walked last first, so that both lists below, pushed in this order, keep the held order
   local kept, back, fields, freed, seen = {}, {}, {}, {}, {}
+  local back_groups, any_group = {}, false
   local died = 0
   for from = #ids, 1, -1000 do
     local to = math.max(from - 999, 1)
@@ -27,6 +30,8 @@ local function hand_back(claims_key, ready_key, active, ids, whole, keep, crashe
         -- an id twice in the list (see guarantees.md, known gaps) is handed back once
         seen[id] = true
         local started = c.hold == RUNNING
+        local group = c.group
+        end_group_hold(c, group_keys.held, group_keys.rotation)
         c.hold = FREE
         -- not started as far as Redis knows: its start mark may have been lost in the crash
         if not started and crashed then c.suspect = 1 end
@@ -38,6 +43,8 @@ local function hand_back(claims_key, ready_key, active, ids, whole, keep, crashe
           if fate == 'replaced' then entry = nil end
         else
           back[#back + 1] = id
+          back_groups[#back] = group or false
+          if group then any_group = true end
         end
         if entry then
           fields[#fields + 1] = id
@@ -57,6 +64,10 @@ local function hand_back(claims_key, ready_key, active, ids, whole, keep, crashe
   else
     redis.call('LTRIM', active, 0, -#ids - 1)
   end
-  if #back > 0 then call_in_chunks('LPUSH', ready_key, back) end
+  if any_group then
+    push_by_group(back, back_groups, ready_key, group_keys.rotation, group_keys.held, true)
+  elseif #back > 0 then
+    call_in_chunks('LPUSH', ready_key, back)
+  end
   return #back, died
 end

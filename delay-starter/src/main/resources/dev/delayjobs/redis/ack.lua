@@ -1,4 +1,4 @@
---! include: _chunks, _claims, _ownership, _successors
+--! include: _chunks, _claims, _ownership, _successors, _groups
 -- ack: jobs whose handler succeeded are done and deleted.
 -- KEYS[1] active: the caller's active list (active:<instance>)
 -- KEYS[2] jobs: hash
@@ -9,6 +9,10 @@
 -- KEYS[7] successors: hash
 -- KEYS[8] claims: hash, id -> claim entry (see _claims.lua): the claim is read from it, never from
 --   the record, so an ack never copies a payload
+-- KEYS[9] groups: hash, id -> group (grouped jobs only): deleted with the job (a successor taking
+--   the key keeps the group)
+-- KEYS[10] groups-ready: zset, the rotation of groups with ready jobs (a parked group is put back)
+-- KEYS[11] group-held: hash, group -> held jobs: lowered for each grouped job acked (see _groups.lua)
 -- ARGV[1] wake: the wake channel
 -- ARGV[2..] id, gen, attempt: the claims being finished. The gen tells a replacement (left alone);
 --   the attempt tells a later claim of the same job, after a recovery.
@@ -31,6 +35,7 @@ for k, id in ipairs(ids) do
     seen[claim] = true
     local held, c = let_go_of_claim(KEYS[1], id, entries[k], ARGV[3 * k], ARGV[3 * k + 1])
     if held and c and c.hold == RUNNING then
+      end_group_hold(c, KEYS[11], KEYS[10])
       done[#done + 1] = id
     end
   end
@@ -38,6 +43,12 @@ end
 if #done > 0 then
   call_in_chunks('HDEL', KEYS[2], done)
   call_in_chunks('HDEL', KEYS[8], done)
+  if redis.call('EXISTS', KEYS[9]) == 1 then
+    local waiting = redis.call('HMGET', KEYS[7], unpack(done))
+    local ungrouped = {}
+    for k, id in ipairs(done) do if not waiting[k] then ungrouped[#ungrouped + 1] = id end end
+    if #ungrouped > 0 then call_in_chunks('HDEL', KEYS[9], ungrouped) end
+  end
   call_in_chunks('HDEL', KEYS[3], done)
   redis.call('HINCRBY', KEYS[4], 'completed', #done)
   successors_take_over({ jobs = KEYS[2], delayed = KEYS[5], ready = KEYS[6], errors = KEYS[3], successors = KEYS[7],

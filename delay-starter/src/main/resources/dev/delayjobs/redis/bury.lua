@@ -1,4 +1,4 @@
---! include: _clock, _claims, _ownership, _successors
+--! include: _clock, _claims, _ownership, _successors, _groups
 -- bury: a job that exhausted its attempts, or cannot be read, goes to the dead set with its error.
 -- KEYS[1] active: the caller's active list (active:<instance>)
 -- KEYS[2] jobs: hash
@@ -9,6 +9,8 @@
 -- KEYS[7] ready: list
 -- KEYS[8] successors: hash
 -- KEYS[9] claims: hash, id -> claim entry (see _claims.lua)
+-- KEYS[10] groups-ready: zset, the rotation of groups with ready jobs (a parked group is put back)
+-- KEYS[11] group-held: hash, group -> held jobs: lowered for a grouped job (see _groups.lua)
 -- ARGV[1] id
 -- ARGV[2] gen: the gen claimed
 -- ARGV[3] error: the error text
@@ -21,6 +23,7 @@
 -- only the caller that still holds this claim may move the job (let_go_of_claim in _ownership.lua)
 local held, c = let_go_of_claim(KEYS[1], ARGV[1], redis.call('HGET', KEYS[9], ARGV[1]), ARGV[2], ARGV[4])
 if not held or not c or c.hold ~= RUNNING then return 0 end
+end_group_hold(c, KEYS[11], KEYS[10])
 c.hold = FREE
 put_claim(KEYS[9], ARGV[1], c)
 redis.call('HINCRBY', KEYS[5], 'dead', 1)

@@ -8,6 +8,7 @@
 -- KEYS[5] memo: the memo of this request (string; see replayed() in _memo.lua)
 -- KEYS[6] successors: hash
 -- KEYS[7] claims: hash, id -> claim entry (see _claims.lua): deleted with the job
+-- KEYS[8] groups: hash, id -> group (grouped jobs only): deleted with the job
 -- ARGV[1] id
 -- A job's successor (a keyed publish that met it held, see _successors.lua) is cancelled with it, and
 -- alone when the job is held: the held job runs on and is not followed.
@@ -25,4 +26,5 @@ end
 redis.call('HDEL', KEYS[1], ARGV[1])
 redis.call('HDEL', KEYS[7], ARGV[1])
 redis.call('HDEL', KEYS[4], ARGV[1])
+redis.call('HDEL', KEYS[8], ARGV[1])
 return remember(KEYS[5], 1)

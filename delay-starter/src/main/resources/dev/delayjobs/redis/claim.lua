@@ -1,4 +1,4 @@
---! include: _chunks, _memo, _clock, _base36, _record, _claims, _full
+--! include: _chunks, _memo, _clock, _base36, _record, _claims, _full, _groups
 -- claim: a consumer takes up to n ready jobs; the first `start` of them become RUNNING and count an
 -- attempt (workers wait for them), the others become PREFETCHED: they wait in the consumer's buffer
 -- and count no attempt until their start mark (start.lua). All are remembered in the consumer
@@ -18,6 +18,9 @@
 -- KEYS[11] control: hash (see pause.lua)
 -- KEYS[12] rate-log: zset, one member per job started, score = when
 -- KEYS[13] claims: hash, id -> claim entry (see _claims.lua)
+-- KEYS[14] groups: hash, id -> group (grouped jobs only; see _groups.lua)
+-- KEYS[15] groups-ready: zset, the rotation of groups with ready jobs
+-- KEYS[16] group-held: hash, group -> held jobs ('' -> the rotation's turn counter)
 -- ARGV[1] n: most jobs to take
 -- ARGV[2] instance: the instance id
 -- ARGV[3] lease-ms
@@ -30,6 +33,7 @@
 -- ARGV[9] partitions: partition count of the queue: each partition lets its share of the queue's
 --   permits start (permits / count, the first permits % count partitions one more)
 -- ARGV[10] start: how many of the jobs taken start now (n: all of them)
+-- ARGV[11] group-limit: most jobs of one group held at once, all instances ('0': no limit)
 -- A paused queue (control has 'paused') gives nothing. A rate limit (the runtime one in control, else the
 -- configured one) lets at most `permits` jobs start in any window, all instances together: the rate log
 -- keeps when each of the last window's jobs was claimed.
@@ -57,7 +61,17 @@
 -- is paused, -2 when the fence refused the claim (see above), or the ms until the rate limit lets the
 -- next job start when it let no more start now;
 -- starts only is 1 when a rate limit applies (this claim prefetched nothing), else 0.
--- Cost: O(n + stale + expired rate log entries), independent of the backlog.
+-- Groups (docs/architecture.md#groups): with no group in the rotation, the jobs are taken from
+-- ready as above. Otherwise the default group joins the rotation when ready is not empty, and the
+-- claim visits the first VISITS groups of the rotation, lowest turn first, taking from each at most
+-- its share (n / groups visited, rounded up; a second round takes what the first left), in its
+-- list's order. A visited group goes to the back of the rotation, or out of it once its list is
+-- empty. Each grouped job taken raises its group's count in group-held, and its claim entry names
+-- the group (_claims.lua); a group that reaches group-limit is parked (_groups.lua) instead of put
+-- back, until one of its holds ends. The default group has no limit. An id met in a list that is not its group's (its job re-published into another group, or
+-- put into ready by a script that does not route) is moved to its group's list, not taken.
+-- Cost: O(n + stale + expired rate log entries + VISITS log G) for G groups with ready jobs,
+-- independent of the backlog and of the number of groups.
 local wanted = tonumber(ARGV[1])
 local start_now = tonumber(ARGV[10])
 local longest = tonumber(ARGV[5])
@@ -139,61 +153,114 @@ if permits > 0 then
   end
   wanted = math.min(wanted, allowed, start_now)
 end
+local VISITS = 32
 local taken, popped = 0, 0
 local seen, fields, ids = {}, {}, {}
-while taken < wanted and popped < wanted + 1000 do
-  -- at most 1000 ids a pop, so that every unpack below stays far from Lua's stack limit
-  local batch = redis.call('LPOP', KEYS[1], math.min(wanted - taken, wanted + 1000 - popped, 1000))
-  if not batch then break end
-  popped = popped + #batch
-  local recs = redis.call('HMGET', KEYS[3], unpack(batch))
-  local entries = redis.call('HMGET', KEYS[13], unpack(batch))
-  local delayed = redis.call('ZMSCORE', KEYS[4], unpack(batch))
-  local dead = redis.call('ZMSCORE', KEYS[5], unpack(batch))
-  for i, id in ipairs(batch) do
-    local rec = recs[i]
-    local gen, due, c
-    if rec then
-      gen, due = record_header(rec)
-      c = entries[i] and claim_of(entries[i])
-      -- an entry of another gen cannot outlive its record (see _claims.lua); read as none if it did
-      if c and c.gen ~= gen then c = nil end
-    end
-    if seen[id] then
-      -- taken (or buried) a moment ago in this call: a stale duplicate
-    elseif rec and #rec > longest and not delayed[i] and not dead[i] and (not c or c.hold == FREE) then
-      seen[id] = true
-      redis.call('ZADD', KEYS[5], out[1], id)
-      redis.call('HSET', KEYS[6], id, 'record is ' .. #rec .. ' bytes, more than this consumer accepts (' .. longest
-        .. '; delay.max-payload-size)')
-      redis.call('HINCRBY', KEYS[7], 'dead', 1)
-    elseif gen and (not c or c.hold == FREE) and not delayed[i] and not dead[i] then
-      seen[id] = true
-      local prefetch = taken >= start_now
-      local entry, started
-      if not c then
-        -- never attempted (the common case): written straight, no table (ar 9: attempt 1 RUNNING; 2: PREFETCHED)
-        if prefetch then entry = gen .. ',2,' .. due else entry = gen .. ',9,' .. due end
-        started = '9'
-      else
-        c.due = due
-        if prefetch then c.hold = PREFETCHED else c.hold = RUNNING; c.attempts = c.attempts + 1 end
-        entry = claim_entry(c)
-        as_started(c)
-        started = to36(flags_of(c))
+local any_groups = redis.call('EXISTS', KEYS[14]) == 1
+-- takes up to `most` jobs from list, the ready list of group g ('' the default group)
+local function take(list, g, most)
+  local goal = taken + most
+  while taken < goal and popped < wanted + 1000 do
+    -- at most 1000 ids a pop, so that every unpack below stays far from Lua's stack limit
+    local batch = redis.call('LPOP', list, math.min(goal - taken, wanted + 1000 - popped, 1000))
+    if not batch then break end
+    popped = popped + #batch
+    local recs = redis.call('HMGET', KEYS[3], unpack(batch))
+    local entries = redis.call('HMGET', KEYS[13], unpack(batch))
+    local delayed = redis.call('ZMSCORE', KEYS[4], unpack(batch))
+    local dead = redis.call('ZMSCORE', KEYS[5], unpack(batch))
+    local groups = any_groups and redis.call('HMGET', KEYS[14], unpack(batch)) or {}
+    local strays, stray_groups = {}, {}
+    for i, id in ipairs(batch) do
+      local rec = recs[i]
+      local gen, due, c
+      if rec then
+        gen, due = record_header(rec)
+        c = entries[i] and claim_of(entries[i])
+        -- an entry of another gen cannot outlive its record (see _claims.lua); read as none if it did
+        if c and c.gen ~= gen then c = nil end
       end
-      fields[#fields + 1] = id
-      fields[#fields + 1] = entry
-      ids[#ids + 1] = id
-      out[#out + 1] = id
-      out[#out + 1] = rec
-      out[#out + 1] = started
-      taken = taken + 1
-    elseif rec and not gen and not dead[i] then
-      seen[id] = true
-      redis.call('ZADD', KEYS[5], out[1], id)
-      redis.call('HSET', KEYS[6], id, 'record is not in the job format')
-      redis.call('HINCRBY', KEYS[7], 'dead', 1)
+      local own = groups[i] or ''
+      if seen[id] then
+        -- taken (or buried) a moment ago in this call: a stale duplicate
+      elseif rec and own ~= g then
+        -- not this group's job: to its own group's list
+        strays[#strays + 1] = id
+        stray_groups[#stray_groups + 1] = own
+      elseif rec and #rec > longest and not delayed[i] and not dead[i] and (not c or c.hold == FREE) then
+        seen[id] = true
+        redis.call('ZADD', KEYS[5], out[1], id)
+        redis.call('HSET', KEYS[6], id, 'record is ' .. #rec .. ' bytes, more than this consumer accepts (' .. longest
+          .. '; delay.max-payload-size)')
+        redis.call('HINCRBY', KEYS[7], 'dead', 1)
+      elseif gen and (not c or c.hold == FREE) and not delayed[i] and not dead[i] then
+        seen[id] = true
+        local prefetch = taken >= start_now
+        local entry, started
+        if not c then
+          -- never attempted (the common case): written straight, no table (ar 9: attempt 1 RUNNING; 2: PREFETCHED)
+          if prefetch then entry = gen .. ',2,' .. due else entry = gen .. ',9,' .. due end
+          if g ~= '' then entry = entry .. ',' .. g end
+          started = '9'
+        else
+          c.due = due
+          if g ~= '' then c.group = g else c.group = nil end
+          if prefetch then c.hold = PREFETCHED else c.hold = RUNNING; c.attempts = c.attempts + 1 end
+          entry = claim_entry(c)
+          as_started(c)
+          started = to36(flags_of(c))
+        end
+        fields[#fields + 1] = id
+        fields[#fields + 1] = entry
+        ids[#ids + 1] = id
+        out[#out + 1] = id
+        out[#out + 1] = rec
+        out[#out + 1] = started
+        taken = taken + 1
+      elseif rec and not gen and not dead[i] then
+        seen[id] = true
+        redis.call('ZADD', KEYS[5], out[1], id)
+        redis.call('HSET', KEYS[6], id, 'record is not in the job format')
+        redis.call('HINCRBY', KEYS[7], 'dead', 1)
+      end
+    end
+    if #strays > 0 then
+      push_by_group(strays, stray_groups, KEYS[1], KEYS[15], KEYS[16], false)
+      for _, sg in ipairs(stray_groups) do
+        if sg == '' then into_rotation(KEYS[15], KEYS[16], ''); break end
+      end
+    end
+  end
+end
+if redis.call('ZCARD', KEYS[15]) == 0 then
+  take(KEYS[1], '', wanted)
+else
+  local limit = tonumber(ARGV[11])
+  if redis.call('LLEN', KEYS[1]) > 0 then into_rotation(KEYS[15], KEYS[16], '') end
+  local visiting = redis.call('ZRANGEBYSCORE', KEYS[15], '-inf', '(' .. PARKED, 'LIMIT', 0, VISITS)
+  local share = math.ceil(wanted / math.max(1, #visiting))
+  for round = 1, 2 do
+    for _, g in ipairs(visiting) do
+      if taken >= wanted or popped >= wanted + 1000 then break end
+      local list = group_list(KEYS[1], g)
+      local room = wanted - taken
+      if round == 1 then room = math.min(share, room) end
+      local held = 0
+      if g ~= '' and limit > 0 then
+        held = tonumber(redis.call('HGET', KEYS[16], g) or '0')
+        room = math.min(room, limit - held)
+      end
+      local before = taken
+      if room > 0 and redis.call('EXISTS', list) == 1 then take(list, g, room) end
+      local got = taken - before
+      if g ~= '' and got > 0 then redis.call('HINCRBY', KEYS[16], g, got) end
+      if redis.call('EXISTS', list) == 0 then
+        redis.call('ZREM', KEYS[15], g)
+      elseif g ~= '' and limit > 0 and held + got >= limit then
+        redis.call('ZADD', KEYS[15], 'XX', PARKED + next_turn(KEYS[16]), g)
+      elseif round == 1 then
+        redis.call('ZADD', KEYS[15], 'XX', next_turn(KEYS[16]), g)
+      end
     end
   end
 end

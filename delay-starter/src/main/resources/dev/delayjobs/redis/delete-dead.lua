@@ -3,6 +3,7 @@
 -- KEYS[2] jobs: hash
 -- KEYS[3] errors: hash
 -- KEYS[4] claims: hash, id -> claim entry (see _claims.lua): deleted with the jobs
+-- KEYS[5] groups: hash, id -> group (grouped jobs only): deleted with the jobs
 -- ARGV[1] max: at most this many
 -- ARGV[2..] id: the ids; with no id, the oldest dead jobs
 -- Returns how many were deleted. Cost: O(M log N) for M jobs.
@@ -15,6 +16,7 @@ for _, id in ipairs(ids) do
     redis.call('HDEL', KEYS[2], id)
     redis.call('HDEL', KEYS[3], id)
     redis.call('HDEL', KEYS[4], id)
+    redis.call('HDEL', KEYS[5], id)
     done = done + 1
   end
 end

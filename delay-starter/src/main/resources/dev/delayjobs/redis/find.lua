@@ -6,10 +6,11 @@
 -- KEYS[4] errors: hash
 -- KEYS[5] successors: hash
 -- KEYS[6] claims: hash, id -> claim entry (see _claims.lua)
+-- KEYS[7] groups: hash, id -> group (grouped jobs only)
 -- ARGV[1] id
 -- Returns {} if absent, else {record, 'DELAYED'|'READY'|'PREFETCHED'|'RUNNING'|'DEAD', last error or '',
 -- successor (replace flag and record, see queue_successor in _successors.lua) or '', ar of its claim
--- entry in base 36 ('0' when it has none)}. Cost: O(1).
+-- entry in base 36 ('0' when it has none), group or '' (the default group)}. Cost: O(1).
 local rec = redis.call('HGET', KEYS[1], ARGV[1])
 if not rec then return {} end
 local state = 'READY'
@@ -19,4 +20,4 @@ elseif redis.call('ZSCORE', KEYS[2], ARGV[1]) then state = 'DELAYED'
 elseif c and c.hold == RUNNING then state = 'RUNNING'
 elseif c and c.hold == PREFETCHED then state = 'PREFETCHED' end
 return { rec, state, redis.call('HGET', KEYS[4], ARGV[1]) or '', redis.call('HGET', KEYS[5], ARGV[1]) or '',
-         c and to36(flags_of(c)) or '0' }
+         c and to36(flags_of(c)) or '0', redis.call('HGET', KEYS[7], ARGV[1]) or '' }

@@ -1,4 +1,4 @@
---! include: _chunks, _memo, _clock, _record, _claims, _wake, _successors
+--! include: _chunks, _memo, _clock, _record, _claims, _wake, _successors, _groups
 -- publish: stores new jobs; each is DELAYED, or READY when already due.
 -- KEYS[1] jobs: hash
 -- KEYS[2] delayed: zset
@@ -14,13 +14,18 @@
 -- KEYS[9] successors: hash (see queue_successor in _successors.lua)
 -- KEYS[10] claims: hash, id -> claim entry (see _claims.lua): a job held by a consumer is read from
 --   it (the old record is not read); a replaced job's entry is deleted (the new record has no attempt)
+-- KEYS[11] groups: hash, id -> group (grouped jobs only; see _groups.lua)
+-- KEYS[12] groups-ready: zset, the rotation of groups with ready jobs
+-- KEYS[13] group-held: hash, group -> held jobs ('' -> the rotation's turn counter)
 -- ARGV[1] wake: the wake channel
 -- ARGV[2] count: the job count n
 -- ARGV[3] partitions: the partition count the publisher routed by
--- ARGV[4..] id, mode, time, replace, payload: per job: its id, 'd' (delay ms from now) or 'a'
+-- ARGV[4..] id, mode, time, replace, payload, group: per job: its id, 'd' (delay ms from now) or 'a'
 --   (absolute epoch ms), the time, replace ('1' replace an existing job, '0' keep it, 'n' a
---   generated id, kept too when it meets any job, held or not, so the publisher draws another id)
---   and the payload
+--   generated id, kept too when it meets any job, held or not, so the publisher draws another id),
+--   the payload and its group ('' for the default group). A grouped job's group is stored in
+--   groups, and when due it goes to its group's ready list (_groups.lua); a replacement without a
+--   group deletes the old one's.
 -- A keyed publish ('0' or '1') that meets its job held by a consumer (RUNNING or PREFETCHED) is
 -- stored as the key's successor (queue_successor), or applied to the successor waiting already.
 -- Returns per job: 1 created, 2 replaced an existing job, 0 kept the existing job (or successor),
@@ -43,10 +48,13 @@ local result = {}
 -- placed: where each id of this call went, as a number (no table per job): its index in ready, or
 -- minus its score's index in scored
 local scored, ready, placed = {}, {}, {}
+-- the group of each ready id (false: the default group), only once a grouped job is met
+local ready_groups, any_group = {}, false
 local replaced_in_call = false
 for i = 0, n - 1 do
-  local base = 4 + i * 5
+  local base = 4 + i * 6
   local id, mode, time, replace, payload = ARGV[base], ARGV[base + 1], tonumber(ARGV[base + 2]), ARGV[base + 3], ARGV[base + 4]
+  local group = ARGV[base + 5]
   local due = time
   if mode == 'd' then due = now + time end
   local record = new_record(last_gen - n + 1 + i, due, now, payload)
@@ -65,18 +73,24 @@ for i = 0, n - 1 do
       -- the replacement is the newest intent: a successor left waiting by a retry or recovery goes
       redis.call('HDEL', KEYS[9], id)
       if old then redis.call('HDEL', KEYS[10], id) end
+      if group == '' then redis.call('HDEL', KEYS[11], id) end
       redis.call('HSET', KEYS[1], id, record)
     end
+  end
+  if (status == 1 or status == 2) and group ~= '' then
+    redis.call('HSET', KEYS[11], id, group)
+    any_group = true
   end
   if status == 1 or status == 2 then
     -- an id met again in this call (replaced within the batch) keeps only its last placement
     local before = placed[id]
     if before then
       replaced_in_call = true
-      if before > 0 then ready[before] = false else scored[-before] = false; scored[-before + 1] = false end
+      if before > 0 then ready[before] = false; ready_groups[before] = false else scored[-before] = false; scored[-before + 1] = false end
     end
     if due <= now then
       ready[#ready + 1] = id
+      ready_groups[#ready] = group ~= '' and group
       placed[id] = #ready
     else
       scored[#scored + 1] = due
@@ -93,9 +107,15 @@ if replaced_in_call then
     for _, v in ipairs(list) do if v then out[#out + 1] = v end end
     return out
   end
-  scored, ready = kept(scored), kept(ready)
+  local kept_groups = {}
+  for j, v in ipairs(ready) do if v then kept_groups[#kept_groups + 1] = ready_groups[j] end end
+  scored, ready, ready_groups = kept(scored), kept(ready), kept_groups
 end
 call_in_chunks('ZADD', KEYS[2], scored)
-call_in_chunks('RPUSH', KEYS[3], ready)
+if any_group then
+  push_by_group(ready, ready_groups, KEYS[3], KEYS[12], KEYS[13], false)
+else
+  call_in_chunks('RPUSH', KEYS[3], ready)
+end
 if earliest ~= nil then wake_if_head(KEYS[2], ARGV[1], earliest, old_head) end
 return remember(KEYS[7], result)

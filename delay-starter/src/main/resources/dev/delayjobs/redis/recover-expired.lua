@@ -20,7 +20,9 @@
 -- KEYS[10] delayed: zset
 -- KEYS[11] successors: hash
 -- KEYS[12] claims: hash, id -> claim entry
--- KEYS[13..] active: the active:<instance> lists of the instances the caller found expired in
+-- KEYS[13] groups-ready: zset, the rotation of groups with ready jobs (see _groups.lua)
+-- KEYS[14] group-held: hash, group -> held jobs: lowered for each grouped job handed back or buried
+-- KEYS[15..] active: the active:<instance> lists of the instances the caller found expired in
 --   KEYS[1] just before (expired-instances.lua). An expired instance whose list is not
 --   declared (its lease ran out after that read) is left for the next call.
 -- ARGV[1] active-prefix: prefix of the active lists
@@ -43,7 +45,7 @@ local now = now_ms()
 local max_attempts = tonumber(ARGV[2])
 local instances = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, 100)
 local declared = {}
-for i = 13, #KEYS do declared[KEYS[i]] = true end
+for i = 15, #KEYS do declared[KEYS[i]] = true end
 local q = { jobs = KEYS[4], delayed = KEYS[10], ready = KEYS[3], errors = KEYS[6], successors = KEYS[11], claims = KEYS[12] }
 local fence_kept_until = now + tonumber(ARGV[3])
 local budget = tonumber(ARGV[4])
@@ -75,7 +77,7 @@ for _, instance in ipairs(instances) do
       redis.call('HSET', KEYS[6], id, why)
       return 'dead'
     end
-    local back, died = hand_back(KEYS[12], KEYS[3], active, ids, more == 0, {}, true, dies)
+    local back, died = hand_back(KEYS[12], KEYS[3], { rotation = KEYS[13], held = KEYS[14] }, active, ids, more == 0, {}, true, dies)
     requeued = requeued + back
     buried = buried + died
     -- with more, left for the next call, its lease still expired

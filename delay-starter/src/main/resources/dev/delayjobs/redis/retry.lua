@@ -1,4 +1,4 @@
---! include: _clock, _record, _claims, _ownership, _wake, _successors
+--! include: _clock, _record, _claims, _ownership, _wake, _successors, _groups
 -- retry: a failed job goes back to DELAYED, due after its backoff.
 -- KEYS[1] active: the caller's active list (active:<instance>)
 -- KEYS[2] jobs: hash
@@ -8,6 +8,8 @@
 -- KEYS[6] ready: list
 -- KEYS[7] successors: hash
 -- KEYS[8] claims: hash, id -> claim entry (see _claims.lua)
+-- KEYS[9] groups-ready: zset, the rotation of groups with ready jobs (a parked group is put back)
+-- KEYS[10] group-held: hash, group -> held jobs: lowered for a grouped job (see _groups.lua)
 -- ARGV[1] id
 -- ARGV[2] gen: the gen claimed
 -- ARGV[3] error: the error text
@@ -21,6 +23,7 @@
 -- only the caller that still holds this claim may move the job (let_go_of_claim in _ownership.lua)
 local held, c = let_go_of_claim(KEYS[1], ARGV[1], redis.call('HGET', KEYS[8], ARGV[1]), ARGV[2], ARGV[6])
 if not held or not c or c.hold ~= RUNNING then return 0 end
+end_group_hold(c, KEYS[10], KEYS[9])
 if successor_takes_over({ jobs = KEYS[2], delayed = KEYS[3], ready = KEYS[6], errors = KEYS[4], successors = KEYS[7],
                           claims = KEYS[8], wake = ARGV[5] }, ARGV[1], true) then return 1 end
 c.hold = FREE

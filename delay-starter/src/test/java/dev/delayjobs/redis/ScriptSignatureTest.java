@@ -76,12 +76,12 @@ class ScriptSignatureTest {
     void aCallThatDoesNotFitTheHeaderIsRefusedBeforeItIsSent() {
         // claim.lua reads ARGV[1] to ARGV[10]: nine arguments would leave it reading nil halfway
         List<Object> keys = new ArrayList<>();
-        for (int i = 0; i < 13; i++) {
+        for (int i = 0; i < 16; i++) {
             keys.add("k" + i);
         }
         assertThatThrownBy(() -> LuaScript.load(Script.CLAIM).run(null, null, null, keys, "1", "i", "1", "1", "1", "0", "0", "0", "1"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("claim.lua takes KEYS ready, active")
-                .hasMessageContaining("13 key(s) and 9 argument(s)");
+                .hasMessageContaining("16 key(s) and 9 argument(s)");
         assertThatThrownBy(() -> LuaScript.load(Script.ACK).run(null, null, null, keys.subList(0, 8), "wake", "id", "gen"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("then (id, gen, attempt) repeated");
     }

@@ -1,0 +1,61 @@
+-- Groups (docs/architecture.md#groups): the ready ids of group g are in the list <ready>:<g>, those of
+-- the default group ('' here, no group given) in the queue's ready list as before. The rotation is a
+-- zset of the groups that have ready jobs (the default group as ''), score = turn: the claim serves
+-- the lowest first and puts it back at the next turn. The turn counter is the field '' of the
+-- group-held hash (no group name is blank). A group at its limit (group-concurrency) is parked: it
+-- stays in the rotation with a score of PARKED or more, which claims do not visit, until a script
+-- that ends one of its holds puts it back at the next turn (end_group_hold).
+local PARKED = 1e15
+
+-- The ready list of group g (nil or '': the default group's, the queue's ready list).
+local function group_list(ready_key, g)
+  if not g or g == '' then return ready_key end
+  return ready_key .. ':' .. g
+end
+
+-- The next turn of the rotation.
+local function next_turn(held_key)
+  return redis.call('HINCRBY', held_key, '', 1)
+end
+
+-- Ends the hold of claim c (its entry's group, see _claims.lua) on its group's held count, and puts
+-- the group back in turn if it was parked. Call before c.hold becomes FREE or its entry is deleted.
+local function end_group_hold(c, held_key, rotation_key)
+  if not c or c.hold == 0 or not c.group then return end
+  if redis.call('HINCRBY', held_key, c.group, -1) <= 0 then redis.call('HDEL', held_key, c.group) end
+  local score = redis.call('ZSCORE', rotation_key, c.group)
+  if score and tonumber(score) >= PARKED then
+    redis.call('ZADD', rotation_key, 'XX', next_turn(held_key), c.group)
+  end
+end
+
+-- Puts group g at the back of the rotation unless it is in it already.
+local function into_rotation(rotation_key, held_key, g)
+  if not redis.call('ZSCORE', rotation_key, g) then
+    redis.call('ZADD', rotation_key, next_turn(held_key), g)
+  end
+end
+
+-- Pushes ids onto their groups' ready lists (RPUSH, or LPUSH when front) and puts those groups in
+-- the rotation; groups[i] is the group of ids[i] (false or '': the default group). The default
+-- group joins the rotation only once other groups are in it (claim.lua adds it then), so an
+-- ungrouped queue never has one.
+local function push_by_group(ids, groups, ready_key, rotation_key, held_key, front)
+  local lists, order = {}, {}
+  for i, id in ipairs(ids) do
+    local g = groups[i] or ''
+    local list = lists[g]
+    if not list then
+      list = {}
+      lists[g] = list
+      order[#order + 1] = g
+    end
+    list[#list + 1] = id
+  end
+  local cmd = front and 'LPUSH' or 'RPUSH'
+  for _, g in ipairs(order) do
+    local list = lists[g]
+    for i = 1, #list, 1000 do redis.call(cmd, group_list(ready_key, g), unpack(list, i, math.min(i + 999, #list))) end
+    if g ~= '' then into_rotation(rotation_key, held_key, g) end
+  end
+end
