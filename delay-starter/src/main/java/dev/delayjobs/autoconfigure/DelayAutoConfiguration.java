@@ -45,7 +45,10 @@ import dev.delayjobs.redis.QueueLayoutStore;
 import dev.delayjobs.redis.RedisJobStore;
 import dev.delayjobs.redis.RequestMemo;
 import dev.delayjobs.redis.ScheduleStore;
+import dev.delayjobs.listener.ListenerContainer;
+import dev.delayjobs.schedule.DelaySchedules;
 import dev.delayjobs.schedule.RecurringAnnotationBeanPostProcessor;
+import dev.delayjobs.schedule.RedisDelaySchedules;
 import dev.delayjobs.schedule.ScheduleTimer;
 import dev.delayjobs.threads.WorkerThreads;
 import dev.delayjobs.observation.DelayHandlerObservationConvention;
@@ -90,8 +93,17 @@ public final class DelayAutoConfiguration {
     /** Declares the {@code @Recurring} schedules at start and turns due ticks into jobs. */
     @Bean
     @ConditionalOnMissingBean
-    ScheduleTimer delayScheduleTimer(ScheduleStore store, RecurringAnnotationBeanPostProcessor declared) {
-        return new ScheduleTimer(store, declared);
+    ScheduleTimer delayScheduleTimer(ScheduleStore store, RecurringAnnotationBeanPostProcessor declared,
+            ObjectProvider<ListenerContainerRegistry> registry) {
+        return new ScheduleTimer(store, declared, () -> registry.stream()
+                .flatMap(r -> r.getContainers().stream().map(ListenerContainer::queue)).toList());
+    }
+
+    /** Schedules created at run time ({@link DelaySchedules}). */
+    @Bean
+    @ConditionalOnMissingBean(DelaySchedules.class)
+    RedisDelaySchedules delaySchedules(ScheduleStore store, PayloadCodec codec, ScheduleTimer timer) {
+        return new RedisDelaySchedules(store, codec, timer);
     }
 
     /** The settings the queues run with; building them checks every delay.* property ({@link PropertyChecks}). */

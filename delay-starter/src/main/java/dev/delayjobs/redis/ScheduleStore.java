@@ -21,17 +21,32 @@ public final class ScheduleStore {
     private static final LuaScript DUE = LuaScript.load(Script.SCHEDULES_DUE);
     private static final LuaScript TICK = LuaScript.load(Script.TICK);
     private static final LuaScript REMOVE = LuaScript.load(Script.SCHEDULE_REMOVE);
+    private static final LuaScript SET_TICK = LuaScript.load(Script.SCHEDULE_SET_TICK);
+    private static final LuaScript PAGE = LuaScript.load(Script.SCHEDULES_PAGE);
 
+    private final RedissonClient redisson;
     private final RScript script;
     private final String prefix;
 
     public ScheduleStore(RedissonClient redisson, String prefix) {
+        this.redisson = redisson;
         this.script = redisson.getScript(StringCodec.INSTANCE);
         this.prefix = prefix;
     }
 
     /** What a declaration did. */
-    public enum Declared { UNCHANGED, CREATED, REPLACED }
+    public enum Declared { UNCHANGED, CREATED, REPLACED, EXISTS, ABSENT }
+
+    /** Whether a declaration may create a schedule, replace one, or both. */
+    public enum DeclareMode { PUT, CREATE, UPDATE }
+
+    /** A stored schedule: its spec, payload and next tick (epoch ms; null while paused). */
+    public record StoredSchedule(String name, String spec, String payload, Long nextTick) {
+    }
+
+    /** A page of schedules and the cursor of the next ({@code "0"} after the last). */
+    public record Page(String cursor, List<StoredSchedule> schedules) {
+    }
 
     /** A stored schedule whose next tick is due: its name, that tick (epoch ms) and its spec and payload. */
     public record DueSchedule(String name, long tick, String spec, String payload) {
@@ -58,10 +73,16 @@ public final class ScheduleStore {
      * the pending tick. A new schedule with {@code paused} gets no tick until resumed.
      */
     public Declared declare(Partition queue, String name, String spec, String payload, long firstTick, boolean paused) {
+        return declare(queue, name, spec, payload, firstTick, paused, DeclareMode.PUT);
+    }
+
+    /** Like {@link #declare(Partition, String, String, String, long, boolean)}, creating or updating only. */
+    public Declared declare(Partition queue, String name, String spec, String payload, long firstTick, boolean paused,
+            DeclareMode mode) {
         QueueKeys k = keys(queue);
         Long r = RedisCalls.call("declare a schedule of", queue.name(), () -> DECLARE.run(script, Mode.READ_WRITE,
                 ReturnType.LONG, k.of(k.schedules(), k.scheduleTicks()), name, spec + "\n" + payload,
-                Long.toString(firstTick), paused ? "1" : "0"));
+                Long.toString(firstTick), paused ? "1" : "0", mode.name().toLowerCase(java.util.Locale.ROOT)));
         return Declared.values()[r.intValue()];
     }
 
@@ -109,6 +130,53 @@ public final class ScheduleStore {
         QueueKeys k = keys(queue);
         return RedisCalls.call("remove schedules of", queue.name(), () -> REMOVE.<Long>run(script, Mode.READ_WRITE,
                 ReturnType.LONG, k.of(k.schedules(), k.scheduleTicks()), names.toArray()));
+    }
+
+    /** Pauses a schedule (its next tick deleted); returns whether it was ticking. */
+    public boolean pause(Partition queue, String name) {
+        QueueKeys k = keys(queue);
+        Long r = RedisCalls.call("pause a schedule of", queue.name(), () -> SET_TICK.run(script, Mode.READ_WRITE,
+                ReturnType.LONG, k.of(k.schedules(), k.scheduleTicks()), name, "", ""));
+        return r == 1;
+    }
+
+    /** Resumes a paused schedule at {@code tick}, if it still has {@code spec}; returns whether it was paused. */
+    public boolean resume(Partition queue, String name, String spec, long tick) {
+        QueueKeys k = keys(queue);
+        Long r = RedisCalls.call("resume a schedule of", queue.name(), () -> SET_TICK.run(script, Mode.READ_WRITE,
+                ReturnType.LONG, k.of(k.schedules(), k.scheduleTicks()), name, spec, Long.toString(tick)));
+        return r == 1;
+    }
+
+    /** One schedule, or null (two reads: its value, then its next tick). */
+    public StoredSchedule find(Partition queue, String name) {
+        QueueKeys k = keys(queue);
+        return RedisCalls.call("read a schedule of", queue.name(), () -> {
+            String value = redisson.<String, String>getMap(k.schedules(), StringCodec.INSTANCE).get(name);
+            if (value == null) {
+                return null;
+            }
+            Double tick = redisson.<String>getScoredSortedSet(k.scheduleTicks(), StringCodec.INSTANCE).getScore(name);
+            int newline = value.indexOf('\n');
+            return new StoredSchedule(name, value.substring(0, newline), value.substring(newline + 1),
+                    tick == null ? null : tick.longValue());
+        });
+    }
+
+    /** A page of the schedules of {@code queue}, from {@code cursor} ({@code "0"} first), about {@code count} (1 to 1000). */
+    public Page page(Partition queue, String cursor, int count) {
+        QueueKeys k = keys(queue);
+        List<Object> r = RedisCalls.call("list the schedules of", queue.name(), () -> PAGE.run(script, Mode.READ_WRITE,
+                ReturnType.LIST, k.of(k.schedules(), k.scheduleTicks()), cursor, Integer.toString(count)));
+        List<StoredSchedule> schedules = new ArrayList<>();
+        for (int i = 1; i + 2 < r.size(); i += 3) {
+            String value = r.get(i + 1).toString();
+            int newline = value.indexOf('\n');
+            String tick = r.get(i + 2).toString();
+            schedules.add(new StoredSchedule(r.get(i).toString(), value.substring(0, newline), value.substring(newline + 1),
+                    tick.isEmpty() ? null : (long) Double.parseDouble(tick)));
+        }
+        return new Page(r.get(0).toString(), schedules);
     }
 
     private QueueKeys keys(Partition queue) {

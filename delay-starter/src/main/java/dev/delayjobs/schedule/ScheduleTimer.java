@@ -3,6 +3,7 @@ package dev.delayjobs.schedule;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -37,17 +38,23 @@ public final class ScheduleTimer implements SmartLifecycle {
 
     private final ScheduleStore store;
     private final Supplier<List<DeclaredSchedule>> declared;
+    private final Supplier<? extends Collection<String>> consumed;
     private final Set<QueueName> queues = ConcurrentHashMap.newKeySet();
     private volatile Thread thread;
 
-    /** @param declared the application's {@code @Recurring} schedules, declared when the timer starts */
-    public ScheduleTimer(ScheduleStore store, RecurringAnnotationBeanPostProcessor declared) {
-        this(store, declared::declared);
+    /**
+     * @param declared the application's {@code @Recurring} schedules, declared when the timer starts
+     * @param consumed the queues this instance consumes, whose schedules it ticks too
+     */
+    public ScheduleTimer(ScheduleStore store, RecurringAnnotationBeanPostProcessor declared,
+            Supplier<? extends Collection<String>> consumed) {
+        this(store, declared::declared, consumed);
     }
 
-    ScheduleTimer(ScheduleStore store, Supplier<List<DeclaredSchedule>> declared) {
+    ScheduleTimer(ScheduleStore store, Supplier<List<DeclaredSchedule>> declared, Supplier<? extends Collection<String>> consumed) {
         this.store = store;
         this.declared = declared;
+        this.consumed = consumed;
     }
 
     /** Ticks the schedules of {@code queue} from now on (the queues of declared schedules are known already). */
@@ -57,6 +64,7 @@ public final class ScheduleTimer implements SmartLifecycle {
 
     @Override
     public void start() {
+        consumed.get().forEach(queue -> queues.add(QueueName.of(queue)));
         for (DeclaredSchedule d : declared.get()) {
             Instant first = d.spec().next(Instant.now());
             ScheduleStore.Declared outcome = store.declare(d.queue().whole(), d.name(), d.spec().text(), d.payload(),
