@@ -94,9 +94,9 @@ public final class DelayAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     ScheduleTimer delayScheduleTimer(ScheduleStore store, RecurringAnnotationBeanPostProcessor declared,
-            ObjectProvider<ListenerContainerRegistry> registry) {
+            ObjectProvider<ListenerContainerRegistry> registry, QueueLayouts layouts) {
         return new ScheduleTimer(store, declared, () -> registry.stream()
-                .flatMap(r -> r.getContainers().stream().map(ListenerContainer::queue)).toList());
+                .flatMap(r -> r.getContainers().stream().map(ListenerContainer::queue)).toList(), layouts);
     }
 
     /** Schedules created at run time ({@link DelaySchedules}). */

@@ -86,7 +86,8 @@ public final class RecurringAnnotationBeanPostProcessor implements BeanPostProce
     private DeclaredSchedule declare(String where, Method method, Recurring recurring) {
         DelayedHandler handler = AnnotatedElementUtils.findMergedAnnotation(method, DelayedHandler.class);
         if (handler == null) {
-            throw new BeanInitializationException("@Recurring on " + where + " needs @DelayedHandler on the same method: "
+            throw new BeanInitializationException("@Recurring(name = \"" + recurring.name() + "\") on " + where
+                    + " needs @DelayedHandler on the same method: "
                     + "its ticks are jobs of that handler's queue");
         }
         try {

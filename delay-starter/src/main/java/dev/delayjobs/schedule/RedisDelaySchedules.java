@@ -37,6 +37,7 @@ public final class RedisDelaySchedules implements DelaySchedules {
     private Declared put(String queue, String name, ScheduleSpec when, Object payload, DeclareMode mode) {
         QueueName q = QueueName.of(queue);
         DeclaredSchedule.checkName(name);
+        timer.requireOnePartition(q, "schedule '" + name + "'");
         if (when == null) {
             throw new IllegalArgumentException("schedule '" + name + "': when it ticks (a ScheduleSpec) must be given");
         }

@@ -13,6 +13,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.context.SmartLifecycle;
 
+import dev.delayjobs.partition.QueueLayouts;
 import dev.delayjobs.queue.Partition;
 import dev.delayjobs.queue.QueueName;
 import dev.delayjobs.redis.ScheduleStore;
@@ -39,6 +40,7 @@ public final class ScheduleTimer implements SmartLifecycle {
     private final ScheduleStore store;
     private final Supplier<List<DeclaredSchedule>> declared;
     private final Supplier<? extends Collection<String>> consumed;
+    private final QueueLayouts layouts;
     private final Set<QueueName> queues = ConcurrentHashMap.newKeySet();
     private volatile Thread thread;
 
@@ -47,14 +49,23 @@ public final class ScheduleTimer implements SmartLifecycle {
      * @param consumed the queues this instance consumes, whose schedules it ticks too
      */
     public ScheduleTimer(ScheduleStore store, RecurringAnnotationBeanPostProcessor declared,
-            Supplier<? extends Collection<String>> consumed) {
-        this(store, declared::declared, consumed);
+            Supplier<? extends Collection<String>> consumed, QueueLayouts layouts) {
+        this.store = store;
+        this.declared = declared::declared;
+        this.consumed = consumed;
+        this.layouts = layouts;
     }
 
-    ScheduleTimer(ScheduleStore store, Supplier<List<DeclaredSchedule>> declared, Supplier<? extends Collection<String>> consumed) {
-        this.store = store;
-        this.declared = declared;
-        this.consumed = consumed;
+    /**
+     * Refuses a queue laid out in partitions: a tick's job id would route to another partition than
+     * the one whose keys hold the schedule (tick.lua refuses it too).
+     */
+    void requireOnePartition(QueueName queue, String what) {
+        int partitions = layouts.layout(queue).size();
+        if (partitions > 1) {
+            throw new IllegalArgumentException(what + ": queue '" + queue + "' is laid out in " + partitions
+                    + " partitions; schedules need a queue of one partition (see docs/schedules.md)");
+        }
     }
 
     /** Ticks the schedules of {@code queue} from now on (the queues of declared schedules are known already). */
@@ -64,8 +75,9 @@ public final class ScheduleTimer implements SmartLifecycle {
 
     @Override
     public void start() {
-        consumed.get().forEach(queue -> queues.add(QueueName.of(queue)));
+        consumed.get().stream().map(QueueName::of).filter(q -> layouts.layout(q).size() == 1).forEach(queues::add);
         for (DeclaredSchedule d : declared.get()) {
+            requireOnePartition(d.queue(), "@Recurring(name = \"" + d.name() + "\") on " + d.where());
             Instant first = d.spec().next(Instant.now());
             ScheduleStore.Declared outcome = store.declare(d.queue().whole(), d.name(), d.spec().text(), d.payload(),
                     first == null ? Long.MAX_VALUE : first.toEpochMilli(), false);
