@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZonedDateTime;
+import java.time.temporal.ChronoUnit;
 import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
@@ -49,7 +50,7 @@ public final class ScheduleSpec {
         if (rate == null || rate.compareTo(SHORTEST_RATE) < 0) {
             throw new IllegalArgumentException("fixedRate must be at least " + SHORTEST_RATE.toMillis() + " ms, was " + rate);
         }
-        return new ScheduleSpec(null, null, rate.truncatedTo(java.time.temporal.ChronoUnit.MILLIS), Objects.requireNonNull(misfire, "misfire"));
+        return new ScheduleSpec(null, null, rate.truncatedTo(ChronoUnit.MILLIS), Objects.requireNonNull(misfire, "misfire"));
     }
 
     /** Reads a stored spec; throws {@link IllegalArgumentException} for text this release cannot read. */
