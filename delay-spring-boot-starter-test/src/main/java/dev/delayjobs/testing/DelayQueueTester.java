@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.function.Supplier;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.delayjobs.DelayPublisher;
 import dev.delayjobs.JobInfo;
 import dev.delayjobs.JobState;
@@ -11,6 +13,7 @@ import dev.delayjobs.partition.PartitionedQueues;
 import dev.delayjobs.queue.QueueName;
 import dev.delayjobs.redis.QueueTestOperations;
 import dev.delayjobs.redis.QueueStats;
+import dev.delayjobs.schedule.ScheduleTimer;
 
 /**
  * Drives the application's delay queues from a test, on the real Redis: makes jobs due now
@@ -34,10 +37,12 @@ public final class DelayQueueTester {
     private final DelayPublisher publisher;
     private final Duration timeout;
     private final StoredExamples examples;
+    private final @Nullable ScheduleTimer schedules;
 
     DelayQueueTester(PartitionedQueues store, QueueTestOperations operations, DelayPublisher publisher, Duration timeout,
-            StoredExamples examples) {
+            StoredExamples examples, @Nullable ScheduleTimer schedules) {
         this.examples = examples;
+        this.schedules = schedules;
         this.store = store;
         this.operations = operations;
         this.publisher = publisher;
@@ -55,7 +60,7 @@ public final class DelayQueueTester {
         if (timeout == null || timeout.isNegative() || timeout.isZero()) {
             throw new IllegalArgumentException("timeout must be positive, was " + timeout);
         }
-        return new DelayQueueTester(store, operations, publisher, timeout, examples);
+        return new DelayQueueTester(store, operations, publisher, timeout, examples, schedules);
     }
 
     /**
@@ -67,6 +72,10 @@ public final class DelayQueueTester {
      * it had been published for now; its publish time is kept. Jobs due later than the window stay
      * as they are. All partitions of a partitioned queue are moved.
      *
+     * <p>The ticks of the queue's schedules ({@link dev.delayjobs.Recurring}, {@code DelaySchedules})
+     * that fall within the window are published first, one job per tick (its id names the tick), and
+     * are moved with the rest; each schedule's next tick is then the first after the window.
+     *
      * @param queue the queue's name
      * @param window how far ahead to look; {@link Duration#ZERO} moves only the jobs already due
      * @return how many jobs were made due
@@ -76,6 +85,9 @@ public final class DelayQueueTester {
     public long fastForward(String queue, Duration window) {
         if (window == null || window.isNegative()) {
             throw new IllegalArgumentException("window must be zero or positive, was " + window);
+        }
+        if (schedules != null) {
+            schedules.publishTicksWithin(queue, window);
         }
         return store.onEveryPartition(QueueName.of(queue), partition -> operations.fastForward(partition, window)).stream()
                 .mapToLong(Long::longValue).sum();

@@ -6,6 +6,7 @@ import org.redisson.api.RedissonClient;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.annotation.Bean;
 
 import dev.delayjobs.DelayPublisher;
@@ -14,6 +15,7 @@ import dev.delayjobs.core.PayloadCodec;
 import dev.delayjobs.partition.PartitionedQueues;
 import dev.delayjobs.redis.QueueTestOperations;
 import dev.delayjobs.redis.RedisJobStore;
+import dev.delayjobs.schedule.ScheduleTimer;
 
 /**
  * A {@link DelayQueueTester} wherever the starter runs and this test module is on the classpath
@@ -26,8 +28,8 @@ public final class DelayTestAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     DelayQueueTester delayQueueTester(RedisJobStore store, PartitionedQueues queues, RedissonClient redisson,
-            DelayPublisher publisher, PayloadCodec codec) {
+            DelayPublisher publisher, PayloadCodec codec, ObjectProvider<ScheduleTimer> schedules) {
         return new DelayQueueTester(queues, new QueueTestOperations(redisson, store.prefix()), publisher,
-                Duration.ofSeconds(10), new StoredExamples(store, queues, codec));
+                Duration.ofSeconds(10), new StoredExamples(store, queues, codec), schedules.getIfAvailable());
     }
 }

@@ -20,6 +20,7 @@ import dev.delayjobs.core.JobArguments;
 import dev.delayjobs.listener.ListenerContainerRegistry;
 import dev.delayjobs.partition.PartitionedQueues;
 import dev.delayjobs.queue.QueueName;
+import dev.delayjobs.schedule.DelaySchedules;
 import dev.delayjobs.redis.DeadJobs;
 
 /**
@@ -42,6 +43,7 @@ public class DelayQueuesEndpoint {
     private final DelayQueueControl control;
     private final @Nullable RedissonQueueMigration migration;
     private final PayloadVersionsView.Cache payloadVersions;
+    private @Nullable DelaySchedules schedules;
 
     public DelayQueuesEndpoint(PartitionedQueues store, @Nullable ListenerContainerRegistry registry,
             DelayQueueControl control) {
@@ -56,6 +58,12 @@ public class DelayQueuesEndpoint {
         this.control = control;
         this.migration = migration;
         this.payloadVersions = new PayloadVersionsView.Cache(store);
+    }
+
+    /** Lists schedules too ({@code GET /actuator/delayqueues/{queue}/schedules}); without, that read is a 404. */
+    public DelayQueuesEndpoint withSchedules(@Nullable DelaySchedules schedules) {
+        this.schedules = schedules;
+        return this;
     }
 
     @ReadOperation
@@ -114,6 +122,35 @@ public class DelayQueuesEndpoint {
         String next = dead.jobs().size() < pageSize ? null : DeadJobs.Cursor.of(dead.jobs().get(pageSize - 1)).toString();
         return new QueueReport(queue, view(name), new DeadJobsPage(after != null ? null : (page == null ? 0 : page),
                 pageSize, dead.total(), jobs, next), payloadVersions.of(name));
+    }
+
+    /**
+     * {@code GET /actuator/delayqueues/{queue}/schedules}: a page of the queue's schedules (name,
+     * spec, next tick, paused), {@code size} (1 to 1000, 100 by default) from {@code cursor}
+     * ({@code 0} first; the page's {@code next}, until it is {@code 0}); null (404) for another
+     * {@code what} or without schedules.
+     */
+    @ReadOperation
+    public @Nullable SchedulesReport schedules(@Selector String queue, @Selector String what, @Nullable String cursor,
+            @Nullable Integer size) {
+        if (!"schedules".equals(what) || schedules == null) {
+            return null;
+        }
+        int count = size == null ? 100 : size;
+        if (count < 1 || count > 1000) {
+            throw new InvalidEndpointRequestException("size must be between 1 and 1000, was " + count, "invalid size");
+        }
+        QueueName name;
+        try {
+            name = QueueName.of(queue);
+        }
+        catch (IllegalArgumentException ex) {
+            throw new InvalidEndpointRequestException(ex.getMessage(), "invalid queue");
+        }
+        DelaySchedules.Page page = schedules.list(name.value(), cursor == null ? "0" : cursor, count);
+        return new SchedulesReport(name.value(), page.schedules().stream()
+                .map(s -> new ScheduleView(s.name(), s.spec() == null ? null : s.spec().text(), s.nextTick(), s.paused()))
+                .toList(), page.cursor());
     }
 
     /**
@@ -246,6 +283,14 @@ public class DelayQueuesEndpoint {
      */
     public record DeadJobsPage(@Nullable Integer page, int size, long total, List<DeadJobView> jobs,
             @Nullable String next) {
+    }
+
+    /** A page of a queue's schedules; {@code next} is the cursor of the following page, {@code 0} after the last. */
+    public record SchedulesReport(String queue, List<ScheduleView> schedules, String next) {
+    }
+
+    /** A schedule: its spec as stored ({@code c:<cron>@<zone>} or {@code r:<ms>}, then the misfire policy). */
+    public record ScheduleView(String name, @Nullable String spec, @Nullable Instant nextTick, boolean paused) {
     }
 
     /** A dead job. */

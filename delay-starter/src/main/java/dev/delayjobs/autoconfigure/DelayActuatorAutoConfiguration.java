@@ -31,6 +31,7 @@ import dev.delayjobs.listener.ListenerContainerRegistry;
 import dev.delayjobs.partition.PartitionedQueues;
 import dev.delayjobs.redis.MemoryPolicies;
 import dev.delayjobs.redis.RedisJobStore;
+import dev.delayjobs.schedule.DelaySchedules;
 
 /**
  * The {@code delayqueues} actuator endpoint and the {@code delayQueues} health indicator, each
@@ -48,8 +49,10 @@ public final class DelayActuatorAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         DelayQueuesEndpoint delayQueuesEndpoint(PartitionedQueues store, ObjectProvider<ListenerContainerRegistry> registry,
-                DelayQueueControl control, ObjectProvider<RedissonQueueMigration> migration) {
-            return new DelayQueuesEndpoint(store, registry.getIfAvailable(), control, migration.getIfAvailable());
+                DelayQueueControl control, ObjectProvider<RedissonQueueMigration> migration,
+                ObjectProvider<DelaySchedules> schedules) {
+            return new DelayQueuesEndpoint(store, registry.getIfAvailable(), control, migration.getIfAvailable())
+                    .withSchedules(schedules.getIfAvailable());
         }
 
         @Bean

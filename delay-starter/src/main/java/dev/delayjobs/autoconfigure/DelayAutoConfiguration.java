@@ -44,6 +44,12 @@ import dev.delayjobs.redis.QueueControls;
 import dev.delayjobs.redis.QueueLayoutStore;
 import dev.delayjobs.redis.RedisJobStore;
 import dev.delayjobs.redis.RequestMemo;
+import dev.delayjobs.redis.ScheduleStore;
+import dev.delayjobs.listener.ListenerContainer;
+import dev.delayjobs.schedule.DelaySchedules;
+import dev.delayjobs.schedule.RecurringAnnotationBeanPostProcessor;
+import dev.delayjobs.schedule.RedisDelaySchedules;
+import dev.delayjobs.schedule.ScheduleTimer;
 import dev.delayjobs.threads.WorkerThreads;
 import dev.delayjobs.observation.DelayHandlerObservationConvention;
 import dev.delayjobs.observation.DelayPublishObservationConvention;
@@ -69,6 +75,35 @@ public final class DelayAutoConfiguration {
     @ConditionalOnMissingBean
     static DelayedHandlerAnnotationBeanPostProcessor delayedHandlerAnnotationBeanPostProcessor() {
         return new DelayedHandlerAnnotationBeanPostProcessor();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    static RecurringAnnotationBeanPostProcessor delayRecurringAnnotationBeanPostProcessor() {
+        return new RecurringAnnotationBeanPostProcessor();
+    }
+
+    /** The schedules of the queues in Redis (docs/schedules.md). */
+    @Bean
+    @ConditionalOnMissingBean
+    ScheduleStore delayScheduleStore(RedissonClient redisson, ConfiguredSettings settings) {
+        return new ScheduleStore(redisson, settings.keyPrefix());
+    }
+
+    /** Declares the {@code @Recurring} schedules at start and turns due ticks into jobs. */
+    @Bean
+    @ConditionalOnMissingBean
+    ScheduleTimer delayScheduleTimer(ScheduleStore store, RecurringAnnotationBeanPostProcessor declared,
+            ObjectProvider<ListenerContainerRegistry> registry, QueueLayouts layouts) {
+        return new ScheduleTimer(store, declared, () -> registry.stream()
+                .flatMap(r -> r.getContainers().stream().map(ListenerContainer::queue)).toList(), layouts);
+    }
+
+    /** Schedules created at run time ({@link DelaySchedules}). */
+    @Bean
+    @ConditionalOnMissingBean(DelaySchedules.class)
+    RedisDelaySchedules delaySchedules(ScheduleStore store, PayloadCodec codec, ScheduleTimer timer) {
+        return new RedisDelaySchedules(store, codec, timer);
     }
 
     /** The settings the queues run with; building them checks every delay.* property ({@link PropertyChecks}). */

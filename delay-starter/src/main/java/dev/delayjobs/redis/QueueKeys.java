@@ -110,6 +110,16 @@ record QueueKeys(String prefix, String queue) {
         return base() + "control-changed";
     }
 
+    /** Schedules of the queue: name -> spec and payload (see schedule-declare.lua). */
+    String schedules() {
+        return base() + "schedules";
+    }
+
+    /** Per schedule not paused, its next tick not yet published (see tick.lua). */
+    String scheduleTicks() {
+        return base() + "schedule-ticks";
+    }
+
     String wakeChannel() {
         return base() + "wake";
     }

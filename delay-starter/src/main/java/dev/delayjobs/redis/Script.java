@@ -62,7 +62,14 @@ enum Script {
     RETRY(keys("active", "jobs", "delayed", "errors", "stats", "ready", "successors", "claims", "groups-ready",
             "group-held"),
             args("id", "gen", "error", "backoff-ms", "wake", "attempt")),
+    SCHEDULE_DECLARE(keys("schedules", "schedule-ticks"), args("name", "value", "first-tick", "paused", "mode")),
+    SCHEDULE_REMOVE(keys("schedules", "schedule-ticks"), args().each("name")),
+    SCHEDULE_SET_TICK(keys("schedules", "schedule-ticks"), args("name", "spec", "tick")),
+    SCHEDULES_DUE(keys("schedules", "schedule-ticks"), args("lookahead-ms", "max")),
+    SCHEDULES_PAGE(keys("schedules", "schedule-ticks"), args("cursor", "count")),
     START(keys("claims"), args().each("id", "gen", "attempt")),
+    TICK(keys("schedules", "schedule-ticks", "jobs", "delayed", "ready", "stats", "control"),
+            args("wake").each("name", "spec", "tick", "fire", "fire-at", "next")),
     TRANSFER(keys("delayed", "ready", "groups", "groups-ready", "group-held"), args("max")),
     TRIM_DEAD(keys("dead", "jobs", "errors", "claims", "groups"), args("retention-ms", "max"));
 

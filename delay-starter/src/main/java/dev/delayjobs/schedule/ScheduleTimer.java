@@ -1,0 +1,187 @@
+package dev.delayjobs.schedule;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.springframework.context.SmartLifecycle;
+
+import dev.delayjobs.partition.QueueLayouts;
+import dev.delayjobs.queue.Partition;
+import dev.delayjobs.queue.QueueName;
+import dev.delayjobs.redis.ScheduleStore;
+import dev.delayjobs.redis.ScheduleStore.DueSchedule;
+import dev.delayjobs.redis.ScheduleStore.Step;
+
+/**
+ * Turns the due ticks of the schedules of the queues this instance knows into jobs: every
+ * {@link #PERIOD}, per queue, reads up to {@link #MOST_PER_CALL} schedules due within
+ * {@link #LOOKAHEAD}, computes each one's step ({@link TickPlan}) and applies them in one
+ * {@code tick.lua} call. Every instance runs it; the compare-and-set in the script makes one job per
+ * tick. Declares the application's {@code @Recurring} schedules when it starts.
+ */
+public final class ScheduleTimer implements SmartLifecycle {
+
+    private static final Log log = LogFactory.getLog(ScheduleTimer.class);
+
+    static final Duration PERIOD = Duration.ofMillis(500);
+    static final Duration LOOKAHEAD = Duration.ofSeconds(2);
+    static final int MOST_PER_CALL = 100;
+    /** Calls per queue and period, so that a backlog of missed ticks (FIRE_ALL) cannot hold the timer. */
+    private static final int MOST_CALLS_PER_ROUND = 10;
+
+    private final ScheduleStore store;
+    private final Supplier<List<DeclaredSchedule>> declared;
+    private final Supplier<? extends Collection<String>> consumed;
+    private final QueueLayouts layouts;
+    private final Set<QueueName> queues = ConcurrentHashMap.newKeySet();
+    private volatile Thread thread;
+
+    /**
+     * @param declared the application's {@code @Recurring} schedules, declared when the timer starts
+     * @param consumed the queues this instance consumes, whose schedules it ticks too
+     */
+    public ScheduleTimer(ScheduleStore store, RecurringAnnotationBeanPostProcessor declared,
+            Supplier<? extends Collection<String>> consumed, QueueLayouts layouts) {
+        this.store = store;
+        this.declared = declared::declared;
+        this.consumed = consumed;
+        this.layouts = layouts;
+    }
+
+    /**
+     * Refuses a queue laid out in partitions: a tick's job id would route to another partition than
+     * the one whose keys hold the schedule (tick.lua refuses it too).
+     */
+    void requireOnePartition(QueueName queue, String what) {
+        int partitions = layouts.layout(queue).size();
+        if (partitions > 1) {
+            throw new IllegalArgumentException(what + ": queue '" + queue + "' is laid out in " + partitions
+                    + " partitions; schedules need a queue of one partition (see docs/schedules.md)");
+        }
+    }
+
+    /** Ticks the schedules of {@code queue} from now on (the queues of declared schedules are known already). */
+    void watch(QueueName queue) {
+        queues.add(queue);
+    }
+
+    @Override
+    public void start() {
+        consumed.get().stream().map(QueueName::of).filter(q -> layouts.layout(q).size() == 1).forEach(queues::add);
+        for (DeclaredSchedule d : declared.get()) {
+            requireOnePartition(d.queue(), "@Recurring(name = \"" + d.name() + "\") on " + d.where());
+            Instant first = d.spec().next(Instant.now());
+            ScheduleStore.Declared outcome = store.declare(d.queue().whole(), d.name(), d.spec().text(), d.payload(),
+                    first == null ? Long.MAX_VALUE : first.toEpochMilli(), false);
+            if (outcome == ScheduleStore.Declared.REPLACED) {
+                log.info("Schedule '" + d.name() + "' of queue '" + d.queue() + "' changed to " + d.spec()
+                        + " (" + d.where() + "): its pending tick is replaced");
+            }
+            queues.add(d.queue());
+        }
+        Thread t = new Thread(this::run, "delay-schedules");
+        t.setDaemon(true);
+        thread = t;
+        t.start();
+    }
+
+    @Override
+    public void stop() {
+        Thread t = thread;
+        thread = null;
+        if (t != null) {
+            t.interrupt();
+            try {
+                t.join(5_000);
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    @Override
+    public boolean isRunning() {
+        return thread != null;
+    }
+
+    private void run() {
+        while (thread == Thread.currentThread()) {
+            for (QueueName queue : queues) {
+                try {
+                    tick(queue.whole());
+                }
+                catch (RuntimeException ex) {
+                    log.warn("Could not tick the schedules of queue '" + queue + "' (tried again in " + PERIOD.toMillis()
+                            + " ms): " + ex.getMessage());
+                }
+            }
+            try {
+                Thread.sleep(PERIOD.toMillis());
+            }
+            catch (InterruptedException ex) {
+                return;
+            }
+        }
+    }
+
+    /** Publishes the due ticks of one queue (those within the lookahead); returns the number of jobs published. */
+    int tick(Partition queue) {
+        return tick(queue, LOOKAHEAD.toMillis(), MOST_CALLS_PER_ROUND);
+    }
+
+    /**
+     * For tests ({@code DelayQueueTester.fastForward}): publishes the ticks of {@code queue}'s
+     * schedules that fall within {@code window} from now, each as its job due at its tick, and moves
+     * the schedules past them, as if that much time had passed. At most 100,000 ticks per call.
+     */
+    public long publishTicksWithin(String queue, Duration window) {
+        return tick(QueueName.of(queue).whole(), Math.max(window.toMillis(), LOOKAHEAD.toMillis()), 1000);
+    }
+
+    private int tick(Partition queue, long lookaheadMs, int mostCalls) {
+        int published = 0;
+        for (int call = 0; call < mostCalls; call++) {
+            ScheduleStore.Due due = store.due(queue, lookaheadMs, MOST_PER_CALL);
+            if (due.schedules().isEmpty()) {
+                break;
+            }
+            Instant now = Instant.ofEpochMilli(due.now());
+            List<Step> steps = new ArrayList<>();
+            for (DueSchedule s : due.schedules()) {
+                Step step = step(queue, s, now);
+                if (step != null) {
+                    steps.add(step);
+                }
+            }
+            if (steps.isEmpty()) {
+                break;
+            }
+            published += (int) store.tick(queue, steps).stream().filter(ScheduleStore.Stepped.PUBLISHED::equals).count();
+        }
+        return published;
+    }
+
+    private static Step step(Partition queue, DueSchedule s, Instant now) {
+        ScheduleSpec spec;
+        try {
+            spec = ScheduleSpec.parse(s.spec());
+        }
+        catch (IllegalArgumentException ex) {
+            // written by a newer release, or by hand: left for an instance that reads it
+            log.warn("Schedule '" + s.name() + "' of queue '" + queue.queue() + "' is not ticked: " + ex.getMessage());
+            return null;
+        }
+        TickPlan plan = TickPlan.of(spec, Instant.ofEpochMilli(s.tick()), now);
+        return new Step(s.name(), s.spec(), s.tick(), plan.fire(), plan.fireAt().toEpochMilli(),
+                plan.next() == null ? null : plan.next().toEpochMilli());
+    }
+}

@@ -1,0 +1,23 @@
+-- schedule-declare: stores a schedule, or leaves it alone when it is stored with the same spec and payload.
+-- KEYS[1] schedules: hash, name -> spec, a newline, payload (see docs/schedules.md)
+-- KEYS[2] schedule-ticks: zset, name -> next tick not yet published (epoch ms)
+-- ARGV[1] name
+-- ARGV[2] value: spec, newline, payload
+-- ARGV[3] first-tick: the first tick of this spec (epoch ms), stored only when the value is new or changed
+-- ARGV[4] paused: '1' to store a new schedule paused (no tick); an existing one keeps its paused state
+-- ARGV[5] mode: 'put' (store it either way), 'create' (only when absent), 'update' (only when present)
+-- Instances that declare the same schedule make one: the first stores it with its first tick, the
+-- others change nothing. Another value (cron, zone, rate, misfire or payload) replaces the pending
+-- tick with the new first tick (a paused schedule stays paused).
+-- Returns 0 unchanged, 1 created, 2 replaced, 3 exists (create: nothing done), 4 absent (update:
+-- nothing done). Cost: O(log S) for S schedules.
+local old = redis.call('HGET', KEYS[1], ARGV[1])
+if ARGV[5] == 'create' and old then return 3 end
+if ARGV[5] == 'update' and not old then return 4 end
+if old == ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+local paused
+if old then paused = not redis.call('ZSCORE', KEYS[2], ARGV[1]) else paused = ARGV[4] == '1' end
+if not paused then redis.call('ZADD', KEYS[2], tonumber(ARGV[3]), ARGV[1]) end
+if old then return 2 end
+return 1

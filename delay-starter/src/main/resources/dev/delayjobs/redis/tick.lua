@@ -1,0 +1,58 @@
+--! include: _clock, _record, _wake
+-- tick: for each schedule, publishes the job of its current tick and stores its next tick, in one
+-- call, only if the schedule still stands where the caller read it (compare-and-set).
+-- KEYS[1] schedules: hash, name -> spec, a newline, payload
+-- KEYS[2] schedule-ticks: zset, name -> next tick not yet published (epoch ms)
+-- KEYS[3] jobs: hash
+-- KEYS[4] delayed: zset
+-- KEYS[5] ready: list
+-- KEYS[6] stats: hash (its 'published' counter is the gen sequence, as in publish.lua)
+-- KEYS[7] control: hash, its 'partitions' field: schedules need a queue of one partition
+-- ARGV[1] wake: the wake channel
+-- ARGV[2..] name, spec, tick, fire, fire-at, next: per schedule: its name, the spec Java computed with (the
+--   value's part before its newline), the tick read (epoch ms), fire ('1' publish the job of the tick
+--   at fire-at, '0' skip it: a misfire), fire-at (the due time of the job, epoch ms: the tick, or the
+--   latest missed tick) and next (the tick after, epoch ms, or '' when the spec has none)
+-- The job's id is name@fire-at (decimal epoch ms) and its payload the schedule's; it is stored with
+-- HSETNX, so a tick never makes two jobs. Its due time is fire-at: DELAYED until then (READY when due).
+-- Returns per schedule: 1 published, 2 skipped (misfire), 0 moved on meanwhile (nothing done);
+-- or the error 'LAYOUT <count>' when the queue is laid out in partitions.
+-- Cost: O(K (log S + log N)) for K schedules.
+local layout = redis.call('HGET', KEYS[7], 'partitions')
+if layout and layout ~= '1' then return redis.error_reply('LAYOUT ' .. layout) end
+local now = now_ms()
+local old_head = head_score(KEYS[4])
+local earliest = nil
+local result = {}
+for base = 2, #ARGV, 6 do
+  local name, spec, tick, fire, fire_at, next_tick = ARGV[base], ARGV[base + 1], ARGV[base + 2], ARGV[base + 3],
+      tonumber(ARGV[base + 4]), ARGV[base + 5]
+  local value = redis.call('HGET', KEYS[1], name)
+  local stored = redis.call('ZSCORE', KEYS[2], name)
+  local status = 0
+  if value and stored and tonumber(stored) == tonumber(tick) and string.sub(value, 1, #spec + 1) == spec .. '\n' then
+    status = 2
+    if fire == '1' then
+      status = 1
+      local id = name .. '@' .. string.format('%d', fire_at)
+      local gen = redis.call('HINCRBY', KEYS[6], 'published', 1)
+      local payload = string.sub(value, #spec + 2)
+      if redis.call('HSETNX', KEYS[3], id, new_record(gen, fire_at, now, payload)) == 1 then
+        if fire_at <= now then
+          redis.call('RPUSH', KEYS[5], id)
+        else
+          redis.call('ZADD', KEYS[4], fire_at, id)
+          if earliest == nil or fire_at < earliest then earliest = fire_at end
+        end
+      end
+    end
+    if next_tick == '' then
+      redis.call('ZREM', KEYS[2], name)
+    else
+      redis.call('ZADD', KEYS[2], tonumber(next_tick), name)
+    end
+  end
+  result[#result + 1] = status
+end
+if earliest then wake_if_head(KEYS[4], ARGV[1], earliest, old_head) end
+return result

@@ -1,0 +1,90 @@
+package dev.delayjobs.schedule;
+
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+import dev.delayjobs.DelayedHandler;
+import dev.delayjobs.Recurring;
+import dev.delayjobs.test.TestApps;
+import dev.delayjobs.test.TestRedis;
+
+/** A bad @Recurring fails startup naming the method and what is wrong with it. */
+class RecurringValidationTest {
+
+    static class WithoutHandler {
+        @Recurring(name = "n", fixedRate = "1s")
+        void run(Map<String, Object> tick) {
+        }
+    }
+
+    static class CronAndRate {
+        @DelayedHandler(queue = "q")
+        @Recurring(name = "n", cron = "* * * * * *", fixedRate = "1s")
+        void run(Map<String, Object> tick) {
+        }
+    }
+
+    static class BadZone {
+        @DelayedHandler(queue = "q")
+        @Recurring(name = "n", cron = "0 0 2 * * *", zone = "Mars/Olympus")
+        void run(Map<String, Object> tick) {
+        }
+    }
+
+    static class BadCron {
+        @DelayedHandler(queue = "q")
+        @Recurring(name = "n", cron = "0 0 2 * *")
+        void run(Map<String, Object> tick) {
+        }
+    }
+
+    static class BadName {
+        @DelayedHandler(queue = "q")
+        @Recurring(name = "a b", fixedRate = "1s")
+        void run(Map<String, Object> tick) {
+        }
+    }
+
+    static class BadMisfire {
+        @DelayedHandler(queue = "q")
+        @Recurring(name = "n", fixedRate = "1s", misfire = "FIRE_TWICE")
+        void run(Map<String, Object> tick) {
+        }
+    }
+
+    static class Partitioned {
+        @DelayedHandler(queue = "split")
+        @Recurring(name = "n", fixedRate = "1s")
+        void run(Map<String, Object> tick) {
+        }
+    }
+
+    @Test
+    void aScheduleOnAPartitionedQueueFailsStartupNamingIt() {
+        assertThatThrownBy(() -> TestApps.run(TestRedis.uniquePrefix(), List.of(Partitioned.class),
+                "delay.queues.split.partitions=2").close())
+                .hasStackTraceContaining("@Recurring(name = \"n\") on recurringValidationTest.Partitioned.run: queue 'split' "
+                        + "is laid out in 2 partitions");
+    }
+
+    @Test
+    void eachBadDeclarationIsNamed() {
+        assertFails(WithoutHandler.class, "needs @DelayedHandler on the same method");
+        assertFails(CronAndRate.class, "exactly one of cron and fixedRate must be set");
+        assertFails(BadZone.class, "zone = 'Mars/Olympus' is not a zone id");
+        assertFails(BadCron.class, "cron '0 0 2 * *' is not a cron expression");
+        assertFails(BadName.class, "schedule name 'a b'");
+        assertFails(BadMisfire.class, "misfire = 'FIRE_TWICE' must be FIRE_ONE, FIRE_ALL or FIRE_NONE");
+    }
+
+    private static void assertFails(Class<?> handler, String message) {
+        assertThatThrownBy(() -> TestApps.run(TestRedis.uniquePrefix(), List.of(handler)).close())
+                .hasStackTraceContaining("@Recurring(name = ")
+                .hasStackTraceContaining(handler.getSimpleName().substring(0, 1).toLowerCase())
+                .hasStackTraceContaining(message);
+    }
+}
