@@ -277,27 +277,6 @@ public class DelayQueuesEndpoint {
     }
 
     /**
-     * A page of dead jobs, newest first: {@code page} is its number, null when read with
-     * {@code after}; {@code next} is what to pass as {@code after} for the page that follows, null
-     * when this one is not full.
-     */
-    public record DeadJobsPage(@Nullable Integer page, int size, long total, List<DeadJobView> jobs,
-            @Nullable String next) {
-    }
-
-    /** A page of a queue's schedules; {@code next} is the cursor of the following page, {@code 0} after the last. */
-    public record SchedulesReport(String queue, List<ScheduleView> schedules, String next) {
-    }
-
-    /** A schedule: its spec as stored ({@code c:<cron>@<zone>} or {@code r:<ms>}, then the misfire policy). */
-    public record ScheduleView(String name, @Nullable String spec, @Nullable Instant nextTick, boolean paused) {
-    }
-
-    /** A dead job. */
-    public record DeadJobView(String id, int attempts, String lastError, Instant diedAt) {
-    }
-
-    /**
      * What a write operation did: {@code affected} is the number of jobs, or 1 when a pause, resume
      * or limit changed something; {@code migration} tells what a migration did (null for the rest).
      */

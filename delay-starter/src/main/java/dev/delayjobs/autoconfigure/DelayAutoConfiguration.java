@@ -94,9 +94,9 @@ public final class DelayAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     ScheduleTimer delayScheduleTimer(ScheduleStore store, RecurringAnnotationBeanPostProcessor declared,
-            ObjectProvider<ListenerContainerRegistry> registry, QueueLayouts layouts) {
+            ObjectProvider<ListenerContainerRegistry> registry, QueueLayouts layouts, WorkerThreads threads) {
         return new ScheduleTimer(store, declared, () -> registry.stream()
-                .flatMap(r -> r.getContainers().stream().map(ListenerContainer::queue)).toList(), layouts);
+                .flatMap(r -> r.getContainers().stream().map(ListenerContainer::queue)).toList(), layouts, threads);
     }
 
     /** Schedules created at run time ({@link DelaySchedules}). */

@@ -16,6 +16,7 @@ import org.springframework.context.SmartLifecycle;
 import dev.delayjobs.partition.QueueLayouts;
 import dev.delayjobs.queue.Partition;
 import dev.delayjobs.queue.QueueName;
+import dev.delayjobs.threads.WorkerThreads;
 import dev.delayjobs.redis.ScheduleStore;
 import dev.delayjobs.redis.ScheduleStore.DueSchedule;
 import dev.delayjobs.redis.ScheduleStore.Step;
@@ -41,16 +42,19 @@ public final class ScheduleTimer implements SmartLifecycle {
     private final Supplier<List<DeclaredSchedule>> declared;
     private final Supplier<? extends Collection<String>> consumed;
     private final QueueLayouts layouts;
+    private final WorkerThreads threads;
     private final Set<QueueName> queues = ConcurrentHashMap.newKeySet();
     private volatile Thread thread;
 
     /**
      * @param declared the application's {@code @Recurring} schedules, declared when the timer starts
      * @param consumed the queues this instance consumes, whose schedules it ticks too
+     * @param threads makes its thread, as every thread of the starter
      */
     public ScheduleTimer(ScheduleStore store, RecurringAnnotationBeanPostProcessor declared,
-            Supplier<? extends Collection<String>> consumed, QueueLayouts layouts) {
+            Supplier<? extends Collection<String>> consumed, QueueLayouts layouts, WorkerThreads threads) {
         this.store = store;
+        this.threads = threads;
         this.declared = declared::declared;
         this.consumed = consumed;
         this.layouts = layouts;
@@ -87,7 +91,7 @@ public final class ScheduleTimer implements SmartLifecycle {
             }
             queues.add(d.queue());
         }
-        Thread t = new Thread(this::run, "delay-schedules");
+        Thread t = threads.service("delay-schedules", this::run);
         t.setDaemon(true);
         thread = t;
         t.start();

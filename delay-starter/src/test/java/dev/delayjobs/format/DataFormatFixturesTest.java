@@ -44,7 +44,7 @@ import dev.delayjobs.JobInfo;
 import dev.delayjobs.JobState;
 import dev.delayjobs.RateLimit;
 import dev.delayjobs.actuate.DelayQueuesEndpoint;
-import dev.delayjobs.actuate.DelayQueuesEndpoint.DeadJobView;
+import dev.delayjobs.actuate.DeadJobView;
 import dev.delayjobs.embeddedredis.RedisServerProcess;
 import dev.delayjobs.format.FixtureQueues.Item;
 import dev.delayjobs.redis.DataFormat;

@@ -22,6 +22,7 @@ import dev.delayjobs.DelayedJob;
 import dev.delayjobs.JobInfo;
 import dev.delayjobs.JobState;
 import dev.delayjobs.PublishRequest;
+import dev.delayjobs.actuate.DeadJobView;
 import dev.delayjobs.actuate.DelayQueuesEndpoint;
 import dev.delayjobs.actuate.QueueView;
 import dev.delayjobs.redis.RedisJobStore;
@@ -142,13 +143,13 @@ class PartitionedQueueTest {
             assertThat(report.dead().total()).isEqualTo(3);
             assertThat(report.dead().jobs()).hasSize(2);
             DelayQueuesEndpoint.QueueReport second = endpoint.queue("orders", 1, 2, null);
-            List<String> paged = new ArrayList<>(report.dead().jobs().stream().map(DelayQueuesEndpoint.DeadJobView::id).toList());
+            List<String> paged = new ArrayList<>(report.dead().jobs().stream().map(DeadJobView::id).toList());
             second.dead().jobs().forEach(j -> paged.add(j.id()));
             assertThat(paged).containsExactlyInAnyOrderElementsOf(dead);
             // by cursor over the three partitions: the page after the first goes on where it ended
             DelayQueuesEndpoint.QueueReport byCursor = endpoint.queue("orders", null, 2, report.dead().next());
-            assertThat(byCursor.dead().jobs()).extracting(DelayQueuesEndpoint.DeadJobView::id)
-                    .containsExactlyElementsOf(second.dead().jobs().stream().map(DelayQueuesEndpoint.DeadJobView::id).toList());
+            assertThat(byCursor.dead().jobs()).extracting(DeadJobView::id)
+                    .containsExactlyElementsOf(second.dead().jobs().stream().map(DeadJobView::id).toList());
             assertThat(byCursor.dead().next()).as("not a full page").isNull();
             // a page deep down would make each partition read every dead job above it
             assertThatThrownBy(() -> endpoint.queue("orders", 2000, 50, null))
