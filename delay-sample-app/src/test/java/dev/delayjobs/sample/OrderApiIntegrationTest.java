@@ -69,7 +69,8 @@ class OrderApiIntegrationTest {
         assertThat(api.get(id).status()).isEqualTo(OrderStatus.PENDING_PAYMENT);
         JobInfo timeout = delays.find(OrderTimeouts.QUEUE, OrderTimeouts.key(id)).orElseThrow();
         assertThat(timeout.state()).isEqualTo(JobState.DELAYED);
-        assertThat(timeout.payloadJson()).isEqualTo("{\"orderId\":" + id + "}");
+        assertThat(timeout.payloadJson()).isEqualTo("{\"orderId\":" + id + ",\"reason\":\"payment-timeout\"}");
+        assertThat(timeout.payloadVersion()).as("OrderTimeout is @PayloadVersion(2)").isEqualTo(2);
         assertThat(Duration.between(timeout.publishedAt(), timeout.dueAt())).isEqualTo(TIMEOUT);
 
         CustomerOrder another = api.place("0.01");
