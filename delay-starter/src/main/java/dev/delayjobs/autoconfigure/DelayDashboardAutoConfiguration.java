@@ -29,16 +29,20 @@ import dev.delayjobs.redis.RedisJobStore;
 @ConditionalOnProperty(prefix = "delay.dashboard", name = "enabled", havingValue = "true")
 public final class DelayDashboardAutoConfiguration {
 
+    /** The page itself, whichever web stack serves it. */
+    @Bean
+    @ConditionalOnWebApplication
+    @ConditionalOnClass(PathMappedEndpoints.class)
+    @ConditionalOnMissingBean
+    DashboardPage delayDashboardPage(DelayQueuesEndpointLocation endpoint, ConfiguredSettings settings) {
+        DelayProperties.Dashboard dashboard = settings.dashboard();
+        return new DashboardPage(dashboard.getPath(), endpoint, dashboard.getRefreshInterval());
+    }
+
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
     @ConditionalOnClass({ RouterFunction.class, PathMappedEndpoints.class })
     static final class DashboardConfiguration {
-
-        @Bean
-        @ConditionalOnMissingBean
-        DashboardPage delayDashboardPage(DelayQueuesEndpointLocation endpoint, ConfiguredSettings settings) {
-            return page(endpoint, settings);
-        }
 
         @Bean
         @ConditionalOnMissingBean(name = "delayDashboardRoutes")
@@ -54,21 +58,10 @@ public final class DelayDashboardAutoConfiguration {
     static final class ReactiveDashboardConfiguration {
 
         @Bean
-        @ConditionalOnMissingBean
-        DashboardPage delayDashboardPage(DelayQueuesEndpointLocation endpoint, ConfiguredSettings settings) {
-            return page(endpoint, settings);
-        }
-
-        @Bean
         @ConditionalOnMissingBean(name = "delayDashboardRoutes")
         org.springframework.web.reactive.function.server.RouterFunction<org.springframework.web.reactive.function.server.ServerResponse>
                 delayDashboardRoutes(DashboardPage page) {
             return ReactiveDashboardRoutes.of(page);
         }
-    }
-
-    private static DashboardPage page(DelayQueuesEndpointLocation endpoint, ConfiguredSettings settings) {
-        DelayProperties.Dashboard dashboard = settings.dashboard();
-        return new DashboardPage(dashboard.getPath(), endpoint, dashboard.getRefreshInterval());
     }
 }
