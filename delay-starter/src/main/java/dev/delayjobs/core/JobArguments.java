@@ -3,6 +3,8 @@ package dev.delayjobs.core;
 import java.time.Duration;
 import java.time.Instant;
 
+import dev.delayjobs.PublishRequest;
+
 /**
  * The rules every public entry point applies to job ids, delays and due times; queue names are
  * checked once, by {@link dev.delayjobs.queue.QueueName}.
@@ -78,5 +80,13 @@ public final class JobArguments {
                     + dueAt);
         }
         return dueAt;
+    }
+
+    /** A publish request, or an {@link IllegalArgumentException} when it is null. */
+    public static PublishRequest request(PublishRequest request) {
+        if (request == null) {
+            throw new IllegalArgumentException("publish request must not be null");
+        }
+        return request;
     }
 }

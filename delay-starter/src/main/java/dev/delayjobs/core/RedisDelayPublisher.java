@@ -68,17 +68,17 @@ public final class RedisDelayPublisher implements DelayPublisher {
 
     @Override
     public String publishAt(String queue, Object payload, Instant dueAt) {
-        return publish(queue, PublishRequest.of(payload).at(dueAtArgument(dueAt)));
+        return publish(queue, PublishRequest.of(payload).at(JobArguments.dueAt(dueAt)));
     }
 
     @Override
     public String publishAt(String queue, Object payload, Instant dueAt, String key) {
-        return publish(queue, PublishRequest.of(payload).at(dueAtArgument(dueAt)).key(JobArguments.id(key)));
+        return publish(queue, PublishRequest.of(payload).at(JobArguments.dueAt(dueAt)).key(JobArguments.id(key)));
     }
 
     @Override
     public String publish(String queue, PublishRequest request) {
-        return publishAll(queue, List.of(requestArgument(request))).get(0);
+        return publishAll(queue, List.of(JobArguments.request(request))).get(0);
     }
 
     @Override
@@ -119,7 +119,7 @@ public final class RedisDelayPublisher implements DelayPublisher {
         List<Integer> now = new ArrayList<>();
         for (int i = 0; i < count; i++) {
             try {
-                PublishRequest request = requestArgument(requests.get(i));
+                PublishRequest request = JobArguments.request(requests.get(i));
                 generated[i] = request.key() == null;
                 jobs.add(toJob(request));
                 versions[i] = PayloadVersions.of(request.payload().getClass());
@@ -248,7 +248,7 @@ public final class RedisDelayPublisher implements DelayPublisher {
 
     @Override
     public boolean reschedule(String queue, String id, Instant dueAt) {
-        return queues.reschedule(QueueName.of(queue), JobArguments.id(id), false, dueAtArgument(dueAt).toEpochMilli());
+        return queues.reschedule(QueueName.of(queue), JobArguments.id(id), false, JobArguments.dueAt(dueAt).toEpochMilli());
     }
 
     @Override
@@ -272,17 +272,6 @@ public final class RedisDelayPublisher implements DelayPublisher {
             return new NewJob(id, false, JobArguments.dueAt(request.dueAt()).toEpochMilli(), replace, json, !keyed, group);
         }
         return new NewJob(id, true, JobArguments.delay(request.delay()).toMillis(), replace, json, !keyed, group);
-    }
-
-    private static PublishRequest requestArgument(PublishRequest request) {
-        if (request == null) {
-            throw new IllegalArgumentException("publish request must not be null");
-        }
-        return request;
-    }
-
-    private static Instant dueAtArgument(Instant dueAt) {
-        return JobArguments.dueAt(dueAt);
     }
 
     /**

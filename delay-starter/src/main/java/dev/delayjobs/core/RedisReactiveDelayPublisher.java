@@ -63,12 +63,7 @@ public final class RedisReactiveDelayPublisher implements ReactiveDelayPublisher
 
     @Override
     public Mono<String> publish(String queue, PublishRequest request) {
-        return Mono.defer(() -> {
-            if (request == null) {
-                return Mono.error(new IllegalArgumentException("publish request must not be null"));
-            }
-            return publishAll(queue, List.of(request)).map(ids -> ids.get(0));
-        });
+        return Mono.defer(() -> publishAll(queue, List.of(JobArguments.request(request))).map(ids -> ids.get(0)));
     }
 
     @Override
