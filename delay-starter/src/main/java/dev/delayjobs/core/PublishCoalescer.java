@@ -33,6 +33,8 @@ final class PublishCoalescer {
 
     private final RedisJobStore store;
     private final Map<Partition, Lane> lanes = new ConcurrentHashMap<>();
+    /** Run by a blocking caller right before it waits (tests throw here what BlockHound throws when it parks). */
+    private volatile Runnable beforeWait = () -> { };
 
     PublishCoalescer(RedisJobStore store) {
         this.store = store;
@@ -45,7 +47,12 @@ final class PublishCoalescer {
      */
     List<PublishOutcome> publish(Partition partition, List<NewJob> jobs) {
         Lane lane = lanes.computeIfAbsent(partition, p -> new Lane(p.name(), p.count()));
-        return enqueue(lane, jobs).await(lane);
+        return enqueue(lane, jobs).await(lane, beforeWait);
+    }
+
+    /** For tests: {@code hook} runs in each blocking caller's thread right before it waits for its call. */
+    void beforeWait(Runnable hook) {
+        this.beforeWait = hook;
     }
 
     /**
@@ -81,12 +88,13 @@ final class PublishCoalescer {
 
     /** Sends one call with the jobs of {@code call}; its reply sends the next one and completes these callers. */
     private void send(Lane lane, List<Pending> call) {
-        List<NewJob> jobs = new ArrayList<>();
-        for (Pending pending : call) {
-            jobs.addAll(pending.jobs);
-        }
         CompletableFuture<List<PublishOutcome>> reply;
+        // whatever is thrown before the reply is awaited fails this call, so that the lane goes on
         try {
+            List<NewJob> jobs = new ArrayList<>();
+            for (Pending pending : call) {
+                jobs.addAll(pending.jobs);
+            }
             reply = store.publishAsync(lane.queue, lane.partitions, jobs);
         }
         catch (RuntimeException | Error ex) {
@@ -181,26 +189,31 @@ final class PublishCoalescer {
         /**
          * Waits for the call these jobs went in. Interrupted before they went in one, they are
          * withdrawn and nothing is published; after, the call's outcome is awaited (it may have stored them).
+         * Anything else thrown in the wait (BlockHound's error when a blocking publish waits on an
+         * event loop) is rethrown, the jobs withdrawn too when no call took them yet: the lane stays
+         * as if the caller had never come, or as if it had waited, and its next caller goes on.
          */
-        List<PublishOutcome> await(Lane lane) {
+        List<PublishOutcome> await(Lane lane, Runnable beforeWait) {
             boolean interrupted = false;
             try {
                 while (true) {
                     try {
+                        beforeWait.run();
                         return result.get();
                     }
                     catch (InterruptedException ex) {
-                        synchronized (lane) {
-                            if (lane.remove(this)) {
-                                interrupted = true;
-                                throw new DelayQueueException("Interrupted while waiting to publish to queue '" + lane.queue
-                                        + "'; nothing was published", ex);
-                            }
-                        }
                         interrupted = true;
+                        if (withdrawn(lane)) {
+                            throw new DelayQueueException("Interrupted while waiting to publish to queue '" + lane.queue
+                                    + "'; nothing was published", ex);
+                        }
                     }
                     catch (ExecutionException ex) {
                         throw thrown(lane, ex.getCause());
+                    }
+                    catch (RuntimeException | Error ex) {
+                        withdrawn(lane);
+                        throw ex;
                     }
                 }
             }
@@ -208,6 +221,13 @@ final class PublishCoalescer {
                 if (interrupted) {
                     Thread.currentThread().interrupt();
                 }
+            }
+        }
+
+        /** Takes these jobs out of the lane if they wait for a call still; false when a call took them. */
+        private boolean withdrawn(Lane lane) {
+            synchronized (lane) {
+                return lane.remove(this);
             }
         }
 

@@ -7,7 +7,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -21,6 +23,12 @@ import dev.delayjobs.DelayPublisher;
 import dev.delayjobs.DelayQueueException;
 import dev.delayjobs.JobState;
 import dev.delayjobs.embeddedredis.RedisServerProcess;
+import dev.delayjobs.partition.QueueLayout;
+import dev.delayjobs.queue.Partition;
+import dev.delayjobs.queue.QueueName;
+import dev.delayjobs.redis.NewJob;
+import dev.delayjobs.redis.PublishOutcome;
+import dev.delayjobs.redis.RedisJobStore;
 import dev.delayjobs.test.TestApps;
 import dev.delayjobs.test.TestRedis;
 
@@ -127,6 +135,69 @@ class PublishCoalescingTest {
         assertThat(results.get("first")).isEqualTo("first");
         assertThat(publisher.find("mails", "first")).isPresent();
         assertThat(publisher.find("mails", "second")).isEmpty();
+    }
+
+    @Test
+    void anErrorThrownInACallerWaitingForItsCallWithdrawsItsJobsAndTheNextPublishGoesThrough() throws Exception {
+        PublishCoalescer coalescer = new PublishCoalescer(app.getBean(RedisJobStore.class));
+        Partition orders = QueueLayout.of(QueueName.of("orders"), 1).all().get(0);
+        // what BlockHound throws in a blocking publisher on an event loop when it would park
+        Error blockingCall = new Error("Blocking call! jdk.internal.misc.Unsafe#park");
+        NewJob second = unkeyedJob();
+        Map<String, Object> results = new ConcurrentHashMap<>();
+
+        redis.pause();
+        Thread first = new Thread(() -> results.put("first", coalescer.publish(orders, List.of(job("first")))));
+        Thread waiting = new Thread(() -> {
+            try {
+                coalescer.publish(orders, List.of(second));
+            }
+            catch (Throwable ex) {
+                results.put("second", ex);
+            }
+        });
+        try {
+            first.start();
+            // the first call is in flight (Redis frozen) and its caller waits: the next caller lines up behind it
+            await().atMost(Duration.ofSeconds(5)).until(() -> first.getState() == Thread.State.WAITING);
+            coalescer.beforeWait(() -> {
+                if (Thread.currentThread() == waiting) {
+                    throw blockingCall;
+                }
+            });
+            waiting.start();
+            waiting.join(5_000);
+            coalescer.beforeWait(() -> { });
+        }
+        finally {
+            redis.resume();
+        }
+        first.join(10_000);
+        assertThat(results.get("second")).isSameAs(blockingCall);
+
+        // the caller heard it failed and publishes again, as an application would; then another publish
+        NewJob again = unkeyedJob();
+        CompletableFuture<List<PublishOutcome>> retried = CompletableFuture.supplyAsync(() -> coalescer.publish(orders, List.of(again)));
+        CompletableFuture<List<PublishOutcome>> next = CompletableFuture.supplyAsync(() -> coalescer.publish(orders, List.of(job("third"))));
+
+        assertThat(retried.get(10, TimeUnit.SECONDS)).containsExactly(PublishOutcome.CREATED);
+        assertThat(next.get(10, TimeUnit.SECONDS)).containsExactly(PublishOutcome.CREATED);
+        assertThat(results.get("first")).isEqualTo(List.of(PublishOutcome.CREATED));
+        RedisJobStore store = app.getBean(RedisJobStore.class);
+        assertThat(store.find(orders.name(), second.id())).as("the jobs of the caller that failed").isEmpty();
+        assertThat(store.find(orders.name(), again.id())).isPresent();
+        assertThat(store.stats(orders.name()).delayed()).as("first, the retry and third, each once").isEqualTo(3);
+    }
+
+    /** A job under business key {@code key}, due in an hour. */
+    private static NewJob job(String key) {
+        return new NewJob(key, true, Duration.ofHours(1).toMillis(), false, "\"" + key + "\"");
+    }
+
+    /** A job without a key (its id generated), due in an hour. */
+    private static NewJob unkeyedJob() {
+        String id = RedisDelayPublisher.newId();
+        return new NewJob(id, true, Duration.ofHours(1).toMillis(), false, "\"" + id + "\"", true);
     }
 
     @Test

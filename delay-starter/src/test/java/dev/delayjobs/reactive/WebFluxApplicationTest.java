@@ -34,6 +34,7 @@ import dev.delayjobs.DelayPublisher;
 import dev.delayjobs.DelayedHandler;
 import dev.delayjobs.PublishRequest;
 import dev.delayjobs.ReactiveDelayPublisher;
+import dev.delayjobs.embeddedredis.RespConnection;
 import dev.delayjobs.test.TestRedis;
 
 /**
@@ -146,11 +147,24 @@ class WebFluxApplicationTest {
 
     @Test
     void theBlockingPublisherOnTheEventLoopIsCaught() throws Exception {
-        HttpResponse<String> response = call("POST", "/blocking/b-1");
+        HttpResponse<String> response;
+        // Redis holds every write until the response is in: the blocking publisher must wait for its
+        // reply, so the detector sees it park (a reply that came first would let it return unseen)
+        try (RespConnection redis = new RespConnection(TestRedis.host(), TestRedis.port())) {
+            redis.call("CLIENT", "PAUSE", "20000", "WRITE");
+            try {
+                response = call("POST", "/blocking/b-1");
+            }
+            finally {
+                redis.call("CLIENT", "UNPAUSE");
+            }
+        }
 
         assertThat(response.statusCode()).isEqualTo(500);
         assertThat(EventLoopBlockingDetector.found()).isNotEmpty()
                 .allMatch(call -> call.contains(" on webflux-http-"));
+        // the publish that failed there leaves the publisher as it was: the next one goes through
+        assertThat(call("POST", "/orders/after-blocking").body()).isEqualTo("after-blocking");
     }
 
     @Test
