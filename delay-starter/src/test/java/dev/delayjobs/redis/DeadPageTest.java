@@ -106,9 +106,9 @@ class DeadPageTest {
 
     @Test
     void aPageReadsAtMostItsByteBudgetOfRecordsForTheVersions() {
-        // five records of 1.5 MiB, newest first: the budget of 4 MiB reads two of them, then skips the
+        // five records of 400 KiB, newest first: the budget of 1 MiB reads two of them, then skips the
         // large ones but still reads a small one that fits
-        String large = "\"" + "x".repeat(3 << 19) + "\"";
+        String large = "\"" + "x".repeat(400 << 10) + "\"";
         Map<String, String> records = new HashMap<>();
         for (int i = 1; i <= 5; i++) {
             records.put("large-" + i, record(JobEnvelope.wrap(Map.of("pv", "3"), large)));
