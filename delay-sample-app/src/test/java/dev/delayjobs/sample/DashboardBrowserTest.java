@@ -31,11 +31,14 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 import dev.delayjobs.DelayPublisher;
 import dev.delayjobs.DelayQueueControl;
 import dev.delayjobs.JobState;
+import dev.delayjobs.PayloadVersion;
+import dev.delayjobs.actuate.DelayQueuesEndpoint;
 import tools.jackson.databind.JsonNode;
 
 /**
  * The sample app's dashboard in a real headless Chromium: the queues and counts it shows are the
- * endpoint's, and its buttons requeue a dead receipt (which is then mailed) and pause a queue.
+ * endpoint's, and its buttons requeue a dead receipt (which is then mailed) and pause a queue; dead
+ * jobs show their payload version and page back through the dead set.
  * Saves {@code target/dashboard.png}.
  */
 @Tag("slow")
@@ -57,6 +60,9 @@ class DashboardBrowserTest {
 
     @Autowired
     DelayQueueControl control;
+
+    @Autowired
+    DelayQueuesEndpoint endpoint;
 
     WebDriver browser;
 
@@ -146,6 +152,60 @@ class DashboardBrowserTest {
         Files.copy(((ChromeDriver) browser).getScreenshotAs(OutputType.FILE).toPath(), screenshot,
                 StandardCopyOption.REPLACE_EXISTING);
         assertThat(Files.size(screenshot)).isPositive();
+    }
+
+    /** A receipt of a newer release (a version the handler does not read yet): dead, after a rollback. */
+    @PayloadVersion(2)
+    record ReceiptMailV2(long orderId, String channel) {
+    }
+
+    @Test
+    void deadJobsShowTheirPayloadVersionAndPageOlderAndNewer() {
+        // the oldest dead job of 51: a version-2 receipt the version-1 handler cannot read; then 50
+        // receipts of orders that do not exist (dead at once, not retryable)
+        delays.publish(ReceiptMails.QUEUE, new ReceiptMailV2(-1, "sms"), Duration.ZERO, "newer-release");
+        await().atMost(Duration.ofSeconds(15)).until(() -> delays.find(ReceiptMails.QUEUE, "newer-release")
+                .map(job -> job.state() == JobState.DEAD).orElse(false));
+        for (int i = 0; i < 50; i++) {
+            delays.publish(ReceiptMails.QUEUE, new ReceiptMail(-100 - i), Duration.ZERO, "ghost-" + i);
+        }
+        try {
+            SampleApi api = new SampleApi(port);
+            await().atMost(Duration.ofSeconds(15)).until(() -> api.get("/actuator/delayqueues/" + ReceiptMails.QUEUE)
+                    .getBody().get("dead").get("total").asInt() == 51);
+
+            browser.get("http://127.0.0.1:" + port + "/delay-jobs/?queue=" + ReceiptMails.QUEUE);
+            await().atMost(Duration.ofSeconds(10)).until(() -> deadRows().size() == 50);
+            assertThat(deadRows()).allSatisfy(row -> assertThat(version(row)).isEqualTo("1"));
+            assertThat(text("dead-position")).isEqualTo("jobs 1–50 of 51");
+            assertThat(browser.findElement(By.id("dead-newer")).isEnabled()).isFalse();
+
+            browser.findElement(By.id("dead-older")).click();
+            await().atMost(Duration.ofSeconds(10)).until(() -> deadRows().size() == 1);
+            assertThat(deadRows().get(0).getAttribute("data-job")).isEqualTo("newer-release");
+            assertThat(version(deadRows().get(0))).as("the version it was published at").isEqualTo("2");
+            assertThat(text("dead-position")).isEqualTo("jobs 51–51 of 51");
+            assertThat(browser.findElement(By.id("dead-older")).isEnabled()).as("no page after one not full").isFalse();
+
+            browser.findElement(By.id("dead-newer")).click();
+            await().atMost(Duration.ofSeconds(10)).until(() -> deadRows().size() == 50);
+            assertThat(text("dead-position")).isEqualTo("jobs 1–50 of 51");
+        }
+        finally {
+            endpoint.act(ReceiptMails.QUEUE, "delete-dead", null, true, null);
+        }
+    }
+
+    private List<WebElement> deadRows() {
+        return browser.findElements(By.cssSelector("#dead tbody tr"));
+    }
+
+    private static String version(WebElement deadRow) {
+        return deadRow.findElement(By.cssSelector("td[data-field='version']")).getText();
+    }
+
+    private String text(String id) {
+        return browser.findElement(By.id(id)).getText();
     }
 
     private WebElement row(String queue) {

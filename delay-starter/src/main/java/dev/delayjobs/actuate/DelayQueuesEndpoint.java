@@ -117,7 +117,8 @@ public class DelayQueuesEndpoint {
             dead = store.deadPage(name, pageNumber * pageSize, pageSize);
         }
         List<DeadJobView> jobs = dead.jobs().stream()
-                .map(j -> new DeadJobView(j.id(), j.attempts(), j.lastError(), Instant.ofEpochMilli(j.diedAt())))
+                .map(j -> new DeadJobView(j.id(), j.attempts(), j.lastError(), Instant.ofEpochMilli(j.diedAt()),
+                        j.payloadVersion()))
                 .toList();
         String next = dead.jobs().size() < pageSize ? null : DeadJobs.Cursor.of(dead.jobs().get(pageSize - 1)).toString();
         return new QueueReport(queue, view(name), new DeadJobsPage(after != null ? null : (page == null ? 0 : page),

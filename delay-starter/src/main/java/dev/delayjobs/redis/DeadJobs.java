@@ -1,17 +1,21 @@
 package dev.delayjobs.redis;
 
 import java.time.Duration;
+import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.function.ToLongFunction;
 
 import org.jspecify.annotations.Nullable;
 import org.redisson.api.RScript;
 import org.redisson.api.RScript.Mode;
 import org.redisson.api.RScript.ReturnType;
+
+import dev.delayjobs.payload.PayloadVersions;
 
 /**
  * The dead set of the queues, as operators and the retention sweep use it: pages of it, requeue,
@@ -40,6 +44,12 @@ public final class DeadJobs {
 
     /** The most dead jobs one call reads (dead-page.lua refuses more). */
     public static final int MAX_PAGE = 1000;
+    /**
+     * The most record bytes one page call reads for the jobs' payload versions (1 MiB: 16 records of
+     * the default largest payload, about 2 ms of Redis time): a record that would pass it shows no
+     * version.
+     */
+    public static final int MOST_RECORD_BYTES = 1 << 20;
 
     /** Newest first: died-at time descending, then id descending byte by byte, as dead-page.lua orders them. */
     public static final Comparator<DeadJob> NEWEST_FIRST = Comparator.comparingLong(DeadJob::diedAt).reversed()
@@ -67,14 +77,23 @@ public final class DeadJobs {
         QueueKeys k = keys(queue);
         List<Object> r = RedisCalls.call("list dead jobs of", queue, () -> DEAD_PAGE.run(script, Mode.READ_WRITE,
                 ReturnType.LIST, k.of(k.dead(), k.jobs(), k.errors(), k.claims()), Integer.toString(count), offset, afterDiedAt,
-                afterId));
+                afterId, Integer.toString(MOST_RECORD_BYTES)));
         List<DeadJob> jobs = new ArrayList<>();
-        for (int i = 1; i + 3 < r.size(); i += 4) {
+        for (int i = 1; i + 4 < r.size(); i += 5) {
             String error = (String) r.get(i + 3);
             jobs.add(new DeadJob((String) r.get(i), (long) Double.parseDouble((String) r.get(i + 1)),
-                    ((Number) r.get(i + 2)).intValue(), error.isEmpty() ? null : error));
+                    ((Number) r.get(i + 2)).intValue(), error.isEmpty() ? null : error, payloadVersion((String) r.get(i + 4))));
         }
         return new Page(((Number) r.get(0)).longValue(), jobs);
+    }
+
+    /** dead-page.lua's payload version: the 'pv' header's text (URL-encoded), '' without one, '-' when not read. */
+    private static @Nullable Integer payloadVersion(String header) {
+        if (header.equals("-")) {
+            return null;
+        }
+        return PayloadVersions.stored(header.isEmpty() ? Map.of()
+                : Map.of(PayloadVersions.HEADER, URLDecoder.decode(header, StandardCharsets.UTF_8)));
     }
 
     /** A page of dead jobs and the size of the dead set. */

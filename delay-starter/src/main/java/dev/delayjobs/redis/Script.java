@@ -30,7 +30,7 @@ enum Script {
     CONSUMER_INSTANCES(keys("instances"), args()),
     CONTROL_STATE(keys("control"), args()),
     DATA_FORMAT(keys("data-format"), args("version")),
-    DEAD_PAGE(keys("dead", "jobs", "errors", "claims"), args("count", "offset", "cursor-time", "cursor-id")),
+    DEAD_PAGE(keys("dead", "jobs", "errors", "claims"), args("count", "offset", "cursor-time", "cursor-id", "most-bytes")),
     DELETE_DEAD(keys("dead", "jobs", "errors", "claims", "groups"), args("max").each("id")),
     EXPIRED_INSTANCES(keys("instances"), args()),
     FAST_FORWARD(keys("jobs", "delayed", "ready"), args("window-ms", "max")),

@@ -13,6 +13,8 @@
   let selected = new URLSearchParams(location.search).get('queue');
   let history = loadHistory();
   let previous = null; // the last sample, for rates
+  const DEAD_PAGE = 50;
+  let deadCursors = []; // the 'after' cursors of the dead pages passed, the last one that of the page shown
 
   function loadHistory() {
     try {
@@ -194,16 +196,24 @@
     section.hidden = false;
     document.getElementById('detail-name').textContent = name;
     renderCharts(name);
-    const report = await read('/' + encodeURIComponent(name) + '?size=50');
-    document.getElementById('dead-total').textContent = '(' + report.dead.total + ')';
-    const jobs = new Map(report.dead.jobs.map(job => [job.id, job]));
     const deadRows = document.querySelector('#dead tbody');
     if (deadRows.dataset.queue !== name) {
       deadRows.replaceChildren(); // another queue's jobs, and buttons bound to it
       deadRows.dataset.queue = name;
+      deadCursors = [];
     }
+    const cursor = deadCursors.length ? deadCursors[deadCursors.length - 1] : null;
+    const report = await read('/' + encodeURIComponent(name) + '?size=' + DEAD_PAGE
+      + (cursor ? '&after=' + encodeURIComponent(cursor) : ''));
+    if (name !== selected || cursor !== (deadCursors.length ? deadCursors[deadCursors.length - 1] : null)) {
+      return; // another queue or page was chosen while this one was read: the next refresh shows it
+    }
+    document.getElementById('dead-total').textContent = '(' + report.dead.total + ')';
+    renderDeadPaging(report.dead);
+    const jobs = new Map(report.dead.jobs.map(job => [job.id, job]));
     keepRows(deadRows, 'data-job', [...jobs.keys()], id => el('tr', { 'data-job': id },
       el('td', { class: 'id' }, id),
+      el('td', { class: 'num', 'data-field': 'version' }),
       el('td', { class: 'num', 'data-field': 'attempts' }),
       el('td', { 'data-field': 'died' }),
       el('td', { class: 'error', 'data-field': 'error' }),
@@ -212,10 +222,27 @@
         button('Delete', 'delete-dead', () => run(name, 'delete-dead', { id: id }, () => id + ' deleted')))))
       .forEach(row => {
         const job = jobs.get(row.getAttribute('data-job'));
+        const version = row.querySelector('[data-field="version"]');
+        // null: the page read no record for it (past the endpoint's byte budget per page)
+        version.textContent = job.payloadVersion === null || job.payloadVersion === undefined ? '?' : String(job.payloadVersion);
+        version.title = version.textContent === '?' ? 'not read: the page reads a bounded amount of records' : '';
         row.querySelector('[data-field="attempts"]').textContent = String(job.attempts);
         row.querySelector('[data-field="died"]').textContent = new Date(job.diedAt).toLocaleString();
         row.querySelector('[data-field="error"]').textContent = job.lastError || '';
       });
+  }
+
+  // Pages of dead jobs by the endpoint's cursor: "Older" goes on after the last job shown, "Newer"
+  // back to the page before (the cursors passed are kept), as deep as the dead set goes.
+  function renderDeadPaging(dead) {
+    const first = deadCursors.length * DEAD_PAGE;
+    document.getElementById('dead-position').textContent = dead.jobs.length
+      ? 'jobs ' + (first + 1) + '–' + (first + dead.jobs.length) + ' of ' + dead.total
+      : (deadCursors.length ? 'no older dead jobs' : '');
+    const older = document.getElementById('dead-older');
+    older.disabled = !dead.next;
+    older.dataset.next = dead.next || '';
+    document.getElementById('dead-newer').disabled = deadCursors.length === 0;
   }
 
   function select(name) {
@@ -259,6 +286,17 @@
       e.preventDefault();
       const id = document.getElementById('cancel-input').value.trim();
       run(selected, 'cancel', { id: id }, a => a.affected ? id + ' cancelled' : id + ' was not waiting (running, done, dead or unknown)');
+    });
+    document.getElementById('dead-older').addEventListener('click', e => {
+      if (!e.target.dataset.next) return;
+      deadCursors.push(e.target.dataset.next);
+      e.target.disabled = true;
+      refresh();
+    });
+    document.getElementById('dead-newer').addEventListener('click', e => {
+      deadCursors.pop();
+      e.target.disabled = deadCursors.length === 0;
+      refresh();
     });
     document.getElementById('requeue-all').addEventListener('click', () =>
       run(selected, 'requeue-dead', { all: true }, a => a.affected + ' dead jobs requeued'));

@@ -209,6 +209,8 @@ class DataFormatFixturesTest {
             List<DeadJobView> dead = app.getBean(DelayQueuesEndpoint.class).queue(FAILING, null, null, null).dead().jobs();
             assertThat(dead).extracting(DeadJobView::id).containsExactlyInAnyOrder("dead-retryable", "dead-non-retryable");
             assertThat(dead).allSatisfy(job -> assertThat(job.diedAt()).isBefore(Instant.now()));
+            assertThat(dead).as("records of releases before payload versions: version 1")
+                    .extracting(DeadJobView::payloadVersion).containsOnly(1);
 
             assertThat(publisher.cancel(WAITING, "keyed-delayed")).isTrue();
             assertThat(publisher.find(WAITING, "keyed-delayed")).isEmpty();
