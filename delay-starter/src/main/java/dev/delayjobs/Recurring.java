@@ -54,4 +54,13 @@ public @interface Recurring {
      * @return {@code FIRE_ONE} (the default), {@code FIRE_ALL} or {@code FIRE_NONE}
      */
     String misfire() default "FIRE_ONE";
+
+    /**
+     * What a tick does while the job of the previous tick has not ended (waits, runs, or waits for a
+     * retry): {@code RUN} makes it a job all the same, {@code SKIP} skips it (recorded as the
+     * schedule's last outcome, {@code skipped}; the next tick comes all the same).
+     *
+     * @return {@code RUN} (the default) or {@code SKIP}
+     */
+    String overlap() default "RUN";
 }

@@ -2,6 +2,7 @@ package dev.delayjobs.actuate;
 
 import java.time.Duration;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -17,6 +18,7 @@ import dev.delayjobs.redis.QueueStats;
 import dev.delayjobs.partition.PartitionedQueues;
 import dev.delayjobs.queue.QueueName;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.TimeGauge;
@@ -33,7 +35,10 @@ import io.micrometer.core.instrument.binder.MeterBinder;
  * <li>{@code delay.queue.consumers{queue}}: consumer instances with a live lease;
  * <li>{@code delay.jobs.published|completed|retried|dead{queue}}: counters of this instance;
  * <li>{@code delay.handler.duration{queue, outcome}}: handler time of this instance;
- * <li>{@code delay.jobs.lateness{queue}}: handler start minus due time, with percentiles.
+ * <li>{@code delay.jobs.lateness{queue}}: handler start minus due time, with percentiles;
+ * <li>{@code delay.schedule.ticks{queue, outcome=handled|retrying|dead|skipped}}: how the jobs of
+ * the queue's schedule ticks ended, counted in Redis by the scripts that end them (all instances
+ * together: every instance reports the same value).
  * </ul>
  * Gauges read all counts of a queue in one Redis call and keep them for {@code cacheTtl}, so a
  * scrape costs one call per queue at most. Binding calls no Redis: the queues of the registry get
@@ -42,6 +47,9 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 public class DelayQueueMetrics implements MeterBinder, DelayQueueObserver, SmartLifecycle {
 
     private static final Log logger = LogFactory.getLog(DelayQueueMetrics.class);
+
+    /** The outcomes the job-ending scripts count in the queue's stats as {@code ticks-<outcome>} (see _ticks.lua). */
+    private static final List<String> TICK_OUTCOMES = List.of("handled", "retrying", "dead", "skipped");
 
     private final PartitionedQueues store;
     private final Duration cacheTtl;
@@ -192,6 +200,14 @@ public class DelayQueueMetrics implements MeterBinder, DelayQueueObserver, Smart
                         .description("Jobs " + name + " by the handlers of this instance").register(registry));
                 durations.put(outcome, Timer.builder("delay.handler.duration").tag("queue", queue).tag("outcome", name)
                         .description("Time the handler took").register(registry));
+            }
+            for (String outcome : TICK_OUTCOMES) {
+                FunctionCounter.builder("delay.schedule.ticks", this,
+                        m -> read(queue, stats -> stats.totals().getOrDefault("ticks-" + outcome, 0L)))
+                        .tag("queue", queue)
+                        .tag("outcome", outcome)
+                        .description("Schedule ticks of the queue by how their job ended (all instances)")
+                        .register(registry);
             }
             lateness = Timer.builder("delay.jobs.lateness").tag("queue", queue)
                     .description("Handler start minus the job's due time")

@@ -127,7 +127,7 @@ public class DelayQueuesEndpoint {
 
     /**
      * {@code GET /actuator/delayqueues/{queue}/schedules}: a page of the queue's schedules (name,
-     * spec, next tick, paused), {@code size} (1 to 1000, 100 by default) from {@code cursor}
+     * spec, next tick, paused, last outcome, last declared, undeclared), {@code size} (1 to 1000, 100 by default) from {@code cursor}
      * ({@code 0} first; the page's {@code next}, until it is {@code 0}); null (404) for another
      * {@code what} or without schedules.
      */
@@ -150,7 +150,8 @@ public class DelayQueuesEndpoint {
         }
         DelaySchedules.Page page = schedules.list(name.value(), cursor == null ? "0" : cursor, count);
         return new SchedulesReport(name.value(), page.schedules().stream()
-                .map(s -> new ScheduleView(s.name(), s.spec() == null ? null : s.spec().text(), s.nextTick(), s.paused()))
+                .map(s -> new ScheduleView(s.name(), s.spec() == null ? null : s.spec().text(), s.nextTick(), s.paused(),
+                        s.lastOutcome(), s.lastDeclared(), s.undeclared()))
                 .toList(), page.cursor());
     }
 
@@ -160,6 +161,7 @@ public class DelayQueuesEndpoint {
      * never by default: an empty body acts on nothing), {@code cancel} (a waiting job; id
      * required), {@code pause} and {@code resume} (every instance), {@code rate-limit} with
      * {@code "limit": "50/1s"}, or {@code "none"} to go back to the configured limits, and
+     * {@code remove-schedule} (one schedule by its name as {@code id}), and
      * {@code migrate} (a queue that bridges a Redisson {@code RDelayedQueue}: its elements become
      * native jobs; runs to the end in the request, and may be run again).
      */
@@ -180,6 +182,7 @@ public class DelayQueuesEndpoint {
                 yield new ActionResult(queue, action, null, 1);
             }
             case MIGRATE -> migrate(queue);
+            case REMOVE_SCHEDULE -> removeSchedule(queue, id);
             case REQUEUE_DEAD, DELETE_DEAD, CANCEL -> null; // an action on jobs, below
         };
         if (onQueue != null) {
@@ -214,6 +217,16 @@ public class DelayQueuesEndpoint {
             default -> throw new IllegalStateException("handled above: " + operation);
         };
         return new ActionResult(queue, action, id, affected);
+    }
+
+    private ActionResult removeSchedule(String queue, @Nullable String name) {
+        if (schedules == null) {
+            throw new InvalidEndpointRequestException("schedules are not available here", "no schedules");
+        }
+        if (name == null || name.isBlank()) {
+            throw new InvalidEndpointRequestException("remove-schedule needs {\"id\": \"<schedule name>\"}", "missing id");
+        }
+        return new ActionResult(queue, "remove-schedule", name, schedules.remove(queue, name) ? 1 : 0);
     }
 
     private ActionResult migrate(String queue) {

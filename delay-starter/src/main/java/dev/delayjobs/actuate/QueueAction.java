@@ -26,6 +26,8 @@ enum QueueAction {
     RESUME("resume", "{}"),
     /** Sets or clears the queue's runtime rate limit. */
     RATE_LIMIT("rate-limit", "{\"limit\": \"50/1s\"}, or {\"limit\": \"none\"}"),
+    /** Removes one schedule of the queue (a declared one no running application declares any more, say). */
+    REMOVE_SCHEDULE("remove-schedule", "{\"id\": \"<schedule name>\"}"),
     /** Moves the elements of a bridged Redisson queue into native jobs. */
     MIGRATE("migrate", "{}");
 

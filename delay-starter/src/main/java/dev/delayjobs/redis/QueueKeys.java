@@ -120,6 +120,26 @@ record QueueKeys(String prefix, String queue) {
         return base() + "schedule-ticks";
     }
 
+    /** Per schedule, the last tick whose job was published (epoch ms; see tick.lua's overlap check). */
+    String scheduleLast() {
+        return base() + "schedule-last";
+    }
+
+    /** Per schedule, how its last tick's job ended: outcome, when, tick (see _ticks.lua). */
+    String scheduleOutcomes() {
+        return base() + "schedule-outcomes";
+    }
+
+    /** Per declared ({@code @Recurring}) schedule, when a running instance last declared it (epoch ms). */
+    String scheduleDeclared() {
+        return base() + "schedule-declared";
+    }
+
+    /** Schedules whose spec an instance could not read, taken out of the ticks: name -> when last looked at. */
+    String schedulesParked() {
+        return base() + "schedules-parked";
+    }
+
     String wakeChannel() {
         return base() + "wake";
     }

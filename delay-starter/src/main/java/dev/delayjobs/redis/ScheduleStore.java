@@ -1,7 +1,11 @@
 package dev.delayjobs.redis;
 
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 
 import org.redisson.api.RScript;
 import org.redisson.api.RScript.Mode;
@@ -23,6 +27,8 @@ public final class ScheduleStore {
     private static final LuaScript REMOVE = LuaScript.load(Script.SCHEDULE_REMOVE);
     private static final LuaScript SET_TICK = LuaScript.load(Script.SCHEDULE_SET_TICK);
     private static final LuaScript PAGE = LuaScript.load(Script.SCHEDULES_PAGE);
+    private static final LuaScript PARK = LuaScript.load(Script.SCHEDULE_PARK);
+    private static final LuaScript DECLARED = LuaScript.load(Script.SCHEDULES_DECLARED);
 
     private final RedissonClient redisson;
     private final RScript script;
@@ -40,12 +46,33 @@ public final class ScheduleStore {
     /** Whether a declaration may create a schedule, replace one, or both. */
     public enum DeclareMode { PUT, CREATE, UPDATE }
 
-    /** A stored schedule: its spec, payload and next tick (epoch ms; null while paused). */
+    /** A stored schedule: its spec, payload and next tick (epoch ms; null while paused or parked). */
     public record StoredSchedule(String name, String spec, String payload, Long nextTick) {
     }
 
-    /** A page of schedules and the cursor of the next ({@code "0"} after the last). */
-    public record Page(String cursor, List<StoredSchedule> schedules) {
+    /**
+     * A schedule as listed: {@code outcome} is how its last tick's job ended (null before any),
+     * {@code declaredAt} when a running application last declared it (epoch ms; null for one created
+     * at run time), {@code parked} whether it is out of the ticks because an instance could not read its spec.
+     */
+    public record Listed(StoredSchedule schedule, TickOutcome outcome, Long declaredAt, boolean parked) {
+    }
+
+    /** How a tick's job ended: {@code handled}, {@code retrying}, {@code dead} or {@code skipped}, when, and its tick. */
+    public record TickOutcome(String outcome, long at, long tick) {
+
+        static TickOutcome parse(String text) {
+            String[] parts = text.split(",");
+            return parts.length == 3 ? new TickOutcome(parts[0], Long.parseLong(parts[1]), Long.parseLong(parts[2])) : null;
+        }
+    }
+
+    /** A page of schedules, the Redis clock's now (epoch ms) and the cursor of the next ({@code "0"} after the last). */
+    public record Page(String cursor, long now, List<Listed> schedules) {
+    }
+
+    /** Declared schedules that no running application declared for a while: name and when last declared (epoch ms). */
+    public record Undeclared(long now, Map<String, Long> schedules) {
     }
 
     /** A stored schedule whose next tick is due: its name, that tick (epoch ms) and its spec and payload. */
@@ -61,11 +88,15 @@ public final class ScheduleStore {
      * {@code fire} is false: a misfire skipped) and store {@code next} (null: none), if the schedule
      * still has {@code tick} and {@code spec}.
      */
-    public record Step(String name, String spec, long tick, boolean fire, long fireAt, Long next) {
+    public record Step(String name, String spec, long tick, boolean fire, long fireAt, Long next, boolean skipWhileRunning) {
+
+        public Step(String name, String spec, long tick, boolean fire, long fireAt, Long next) {
+            this(name, spec, tick, fire, fireAt, next, false);
+        }
     }
 
-    /** What a step did. */
-    public enum Stepped { MOVED_ON, PUBLISHED, SKIPPED }
+    /** What a step did: {@code SKIPPED} a misfire, {@code OVERLAPPED} skipped as the last tick's job had not ended. */
+    public enum Stepped { MOVED_ON, PUBLISHED, SKIPPED, OVERLAPPED }
 
     /**
      * Stores schedule {@code name} with {@code spec} and {@code payload}, its first tick at
@@ -73,17 +104,77 @@ public final class ScheduleStore {
      * the pending tick. A new schedule with {@code paused} gets no tick until resumed.
      */
     public Declared declare(Partition queue, String name, String spec, String payload, long firstTick, boolean paused) {
-        return declare(queue, name, spec, payload, firstTick, paused, DeclareMode.PUT);
+        return declare(queue, name, spec, payload, firstTick, paused, DeclareMode.PUT, false);
     }
 
-    /** Like {@link #declare(Partition, String, String, String, long, boolean)}, creating or updating only. */
+    /**
+     * Like {@link #declare(Partition, String, String, String, long, boolean)}, creating or updating
+     * only; {@code declared}: an application's declaration ({@code @Recurring}), whose time is kept
+     * (see {@link #refreshDeclared}).
+     */
     public Declared declare(Partition queue, String name, String spec, String payload, long firstTick, boolean paused,
-            DeclareMode mode) {
+            DeclareMode mode, boolean declared) {
         QueueKeys k = keys(queue);
         Long r = RedisCalls.call("declare a schedule of", queue.name(), () -> DECLARE.run(script, Mode.READ_WRITE,
-                ReturnType.LONG, k.of(k.schedules(), k.scheduleTicks()), name, spec + "\n" + payload,
-                Long.toString(firstTick), paused ? "1" : "0", mode.name().toLowerCase(java.util.Locale.ROOT)));
+                ReturnType.LONG, k.of(k.schedules(), k.scheduleTicks(), k.scheduleDeclared(), k.schedulesParked()), name,
+                spec + "\n" + payload, Long.toString(firstTick), paused ? "1" : "0",
+                mode.name().toLowerCase(Locale.ROOT), declared ? "1" : "0"));
         return Declared.values()[r.intValue()];
+    }
+
+    /**
+     * Stores now as the declaration time of {@code names} (those still stored as declared) and
+     * returns up to {@code max} declared schedules whose time is older than {@code before}.
+     */
+    public Undeclared refreshDeclared(Partition queue, List<String> names, Duration before, int max) {
+        QueueKeys k = keys(queue);
+        List<Object> args = new ArrayList<>();
+        args.add(Long.toString(before.toMillis()));
+        args.add(Integer.toString(max));
+        args.addAll(names);
+        List<Object> r = RedisCalls.call("refresh the declared schedules of", queue.name(), () -> DECLARED.run(script,
+                Mode.READ_WRITE, ReturnType.LIST, k.of(k.scheduleDeclared()), args.toArray()));
+        Map<String, Long> old = new LinkedHashMap<>();
+        for (int i = 1; i + 1 < r.size(); i += 2) {
+            old.put(r.get(i).toString(), (long) Double.parseDouble(r.get(i + 1).toString()));
+        }
+        return new Undeclared(Long.parseLong(r.get(0).toString()), old);
+    }
+
+    /**
+     * Takes a schedule whose spec this release cannot read out of the ticks (if it still has
+     * {@code spec} and {@code tick}); returns whether it did.
+     */
+    public boolean park(Partition queue, String name, String spec, long tick) {
+        return parkAction(queue, "park", name, spec, tick);
+    }
+
+    /** Up to {@code max} parked schedules last looked at more than {@code after} ago, their tick that time. */
+    public Due parked(Partition queue, Duration after, int max) {
+        QueueKeys k = keys(queue);
+        // schedules-due on the parked set: its scores are the times each was last looked at
+        List<Object> r = RedisCalls.call("read the parked schedules of", queue.name(), () -> DUE.run(script, Mode.READ_WRITE,
+                ReturnType.LIST, k.of(k.schedules(), k.schedulesParked()), Long.toString(-after.toMillis()),
+                Integer.toString(max)));
+        return due(r);
+    }
+
+    /** A parked schedule that still has {@code spec} is looked at again later. */
+    public boolean lookAgainLater(Partition queue, String name, String spec) {
+        return parkAction(queue, "look", name, spec, 0);
+    }
+
+    /** A parked schedule that still has {@code spec} ticks again from {@code tick}. */
+    public boolean unpark(Partition queue, String name, String spec, long tick) {
+        return parkAction(queue, "unpark", name, spec, tick);
+    }
+
+    private boolean parkAction(Partition queue, String action, String name, String spec, long tick) {
+        QueueKeys k = keys(queue);
+        Long r = RedisCalls.call(action + " a schedule of", queue.name(), () -> PARK.run(script, Mode.READ_WRITE,
+                ReturnType.LONG, k.of(k.schedules(), k.scheduleTicks(), k.schedulesParked()), action, name, spec,
+                Long.toString(tick)));
+        return r == 1;
     }
 
     /** Up to {@code max} schedules (1 to 1000) whose next tick is at most {@code lookaheadMs} after now. */
@@ -91,6 +182,10 @@ public final class ScheduleStore {
         QueueKeys k = keys(queue);
         List<Object> r = RedisCalls.call("read the due schedules of", queue.name(), () -> DUE.run(script, Mode.READ_WRITE,
                 ReturnType.LIST, k.of(k.schedules(), k.scheduleTicks()), Long.toString(lookaheadMs), Integer.toString(max)));
+        return due(r);
+    }
+
+    private static Due due(List<Object> r) {
         List<DueSchedule> schedules = new ArrayList<>();
         for (int i = 1; i + 2 < r.size(); i += 3) {
             String value = r.get(i + 2).toString();
@@ -113,23 +208,30 @@ public final class ScheduleStore {
             args.add(s.fire() ? "1" : "0");
             args.add(Long.toString(s.fireAt()));
             args.add(s.next() == null ? "" : Long.toString(s.next()));
+            args.add(s.skipWhileRunning() ? "skip" : "run");
         }
         List<Object> r = RedisCalls.call("tick the schedules of", queue.name(), () -> TICK.run(script, Mode.READ_WRITE,
                 ReturnType.LIST, k.of(k.schedules(), k.scheduleTicks(), k.jobs(), k.delayed(), k.ready(), k.stats(),
-                        k.control()), args.toArray()));
+                        k.control(), k.dead(), k.scheduleLast(), k.scheduleOutcomes()), args.toArray()));
         List<Stepped> out = new ArrayList<>();
         for (Object o : r) {
             int status = Integer.parseInt(o.toString());
-            out.add(status == 1 ? Stepped.PUBLISHED : status == 2 ? Stepped.SKIPPED : Stepped.MOVED_ON);
+            out.add(switch (status) {
+                case 1 -> Stepped.PUBLISHED;
+                case 2 -> Stepped.SKIPPED;
+                case 3 -> Stepped.OVERLAPPED;
+                default -> Stepped.MOVED_ON;
+            });
         }
         return out;
     }
 
-    /** Deletes schedules; returns how many existed. */
+    /** Deletes schedules, with their outcomes, declaration times and parking; returns how many existed. */
     public long remove(Partition queue, List<String> names) {
         QueueKeys k = keys(queue);
         return RedisCalls.call("remove schedules of", queue.name(), () -> REMOVE.<Long>run(script, Mode.READ_WRITE,
-                ReturnType.LONG, k.of(k.schedules(), k.scheduleTicks()), names.toArray()));
+                ReturnType.LONG, k.of(k.schedules(), k.scheduleTicks(), k.scheduleLast(), k.scheduleOutcomes(),
+                        k.scheduleDeclared(), k.schedulesParked()), names.toArray()));
     }
 
     /** Pauses a schedule (its next tick deleted); returns whether it was ticking. */
@@ -167,16 +269,21 @@ public final class ScheduleStore {
     public Page page(Partition queue, String cursor, int count) {
         QueueKeys k = keys(queue);
         List<Object> r = RedisCalls.call("list the schedules of", queue.name(), () -> PAGE.run(script, Mode.READ_WRITE,
-                ReturnType.LIST, k.of(k.schedules(), k.scheduleTicks()), cursor, Integer.toString(count)));
-        List<StoredSchedule> schedules = new ArrayList<>();
-        for (int i = 1; i + 2 < r.size(); i += 3) {
+                ReturnType.LIST, k.of(k.schedules(), k.scheduleTicks(), k.scheduleOutcomes(), k.scheduleDeclared(),
+                        k.schedulesParked()), cursor, Integer.toString(count)));
+        List<Listed> schedules = new ArrayList<>();
+        for (int i = 2; i + 5 < r.size(); i += 6) {
             String value = r.get(i + 1).toString();
             int newline = value.indexOf('\n');
             String tick = r.get(i + 2).toString();
-            schedules.add(new StoredSchedule(r.get(i).toString(), value.substring(0, newline), value.substring(newline + 1),
-                    tick.isEmpty() ? null : (long) Double.parseDouble(tick)));
+            String outcome = r.get(i + 3).toString();
+            String declared = r.get(i + 4).toString();
+            schedules.add(new Listed(new StoredSchedule(r.get(i).toString(), value.substring(0, newline),
+                    value.substring(newline + 1), tick.isEmpty() ? null : (long) Double.parseDouble(tick)),
+                    outcome.isEmpty() ? null : TickOutcome.parse(outcome),
+                    declared.isEmpty() ? null : (long) Double.parseDouble(declared), "1".equals(r.get(i + 5).toString())));
         }
-        return new Page(r.get(0).toString(), schedules);
+        return new Page(r.get(0).toString(), Long.parseLong(r.get(1).toString()), schedules);
     }
 
     private QueueKeys keys(Partition queue) {

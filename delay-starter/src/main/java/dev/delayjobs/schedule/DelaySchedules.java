@@ -1,5 +1,6 @@
 package dev.delayjobs.schedule;
 
+import java.time.Instant;
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
@@ -32,7 +33,10 @@ public interface DelaySchedules {
     /** Ticks a paused schedule again from the first tick after now; returns whether it was paused. */
     boolean resume(String queue, String name);
 
-    /** Deletes the schedule (its published ticks stay jobs); returns whether it existed. */
+    /**
+     * Deletes the schedule (its published ticks stay jobs), declared ({@code @Recurring}) or not;
+     * returns whether it existed. A declared one comes back when an instance that declares it starts.
+     */
     boolean remove(String queue, String name);
 
     /**
@@ -48,10 +52,28 @@ public interface DelaySchedules {
     /**
      * One schedule as stored.
      *
-     * @param spec        when it ticks; null when stored by a release that this one cannot read
-     * @param nextTick    the next tick not yet published (epoch ms); null while paused
+     * @param spec         when it ticks; null when stored by a release that this one cannot read (such a
+     *                     schedule is parked: not ticked, not paused, until an instance reads it)
+     * @param nextTick     the next tick not yet published; null while paused or parked
+     * @param lastOutcome  how the job of its last tick to end ended; null before any
+     * @param lastDeclared when a running application last declared it ({@code @Recurring}); null for
+     *                     a schedule created at run time
+     * @param undeclared   declared, but by no running application for 10 minutes: it still ticks, until
+     *                     {@link #remove removed}
      */
     record ScheduleInfo(String queue, String name, @Nullable ScheduleSpec spec, String payloadJson,
-            java.time.@Nullable Instant nextTick, boolean paused) {
+            @Nullable Instant nextTick, boolean paused, @Nullable LastOutcome lastOutcome,
+            @Nullable Instant lastDeclared, boolean undeclared) {
+    }
+
+    /**
+     * How the job of a schedule's tick ended, as recorded by the script that ended it.
+     *
+     * @param outcome {@code handled}, {@code retrying} (failed, a retry due), {@code dead}, or
+     *                {@code skipped} (not run: {@link Overlap#SKIP} and the previous tick's job had not ended)
+     * @param at      when (Redis clock)
+     * @param tick    the tick whose job it was
+     */
+    record LastOutcome(String outcome, Instant at, Instant tick) {
     }
 }

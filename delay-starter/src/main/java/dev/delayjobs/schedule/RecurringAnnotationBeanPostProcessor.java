@@ -97,6 +97,14 @@ public final class RecurringAnnotationBeanPostProcessor implements BeanPostProce
             String rate = resolve("fixedRate", recurring.fixedRate());
             String zone = resolve("zone", recurring.zone());
             String misfireText = resolve("misfire", recurring.misfire());
+            String overlapText = resolve("overlap", recurring.overlap());
+            Overlap overlap;
+            try {
+                overlap = Overlap.valueOf(overlapText);
+            }
+            catch (IllegalArgumentException ex) {
+                throw new IllegalArgumentException("overlap = '" + overlapText + "' must be RUN or SKIP", ex);
+            }
             Misfire misfire;
             try {
                 misfire = Misfire.valueOf(misfireText);
@@ -129,7 +137,7 @@ public final class RecurringAnnotationBeanPostProcessor implements BeanPostProce
                     throw new IllegalArgumentException("fixedRate = '" + rate + "': " + ex.getMessage(), ex);
                 }
             }
-            return new DeclaredSchedule(queue, name, spec, DECLARED_PAYLOAD, where);
+            return new DeclaredSchedule(queue, name, spec.withOverlap(overlap), DECLARED_PAYLOAD, where);
         }
         catch (IllegalArgumentException ex) {
             throw new BeanInitializationException("@Recurring(name = \"" + recurring.name() + "\") on " + where + ": "

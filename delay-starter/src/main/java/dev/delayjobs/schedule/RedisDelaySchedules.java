@@ -44,7 +44,7 @@ public final class RedisDelaySchedules implements DelaySchedules {
         String json = codec.write(payload);
         Instant first = when.next(Instant.now());
         Declared outcome = store.declare(q.whole(), name, when.text(), json, first == null ? Long.MAX_VALUE : first.toEpochMilli(),
-                false, mode);
+                false, mode, false);
         timer.watch(q);
         return outcome;
     }
@@ -80,13 +80,14 @@ public final class RedisDelaySchedules implements DelaySchedules {
         QueueName q = QueueName.of(queue);
         ScheduleStore.Page page = store.page(q.whole(), cursor == null ? "0" : cursor, count);
         List<ScheduleInfo> out = new ArrayList<>();
-        for (StoredSchedule s : page.schedules()) {
-            out.add(info(q, s));
+        for (ScheduleStore.Listed s : page.schedules()) {
+            out.add(info(q, s, page.now()));
         }
         return new Page(page.cursor(), out);
     }
 
-    private static ScheduleInfo info(QueueName queue, StoredSchedule s) {
+    private static ScheduleInfo info(QueueName queue, ScheduleStore.Listed listed, long now) {
+        StoredSchedule s = listed.schedule();
         ScheduleSpec spec;
         try {
             spec = ScheduleSpec.parse(s.spec());
@@ -94,7 +95,12 @@ public final class RedisDelaySchedules implements DelaySchedules {
         catch (IllegalArgumentException ex) {
             spec = null;
         }
+        ScheduleStore.TickOutcome o = listed.outcome();
+        Long declared = listed.declaredAt();
         return new ScheduleInfo(queue.value(), s.name(), spec, s.payload(),
-                s.nextTick() == null ? null : Instant.ofEpochMilli(s.nextTick()), s.nextTick() == null);
+                s.nextTick() == null ? null : Instant.ofEpochMilli(s.nextTick()), s.nextTick() == null && !listed.parked(),
+                o == null ? null : new LastOutcome(o.outcome(), Instant.ofEpochMilli(o.at()), Instant.ofEpochMilli(o.tick())),
+                declared == null ? null : Instant.ofEpochMilli(declared),
+                declared != null && declared < now - ScheduleUpkeep.UNDECLARED_AFTER.toMillis());
     }
 }

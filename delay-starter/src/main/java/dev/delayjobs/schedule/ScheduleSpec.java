@@ -12,7 +12,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.scheduling.support.CronExpression;
 
 /**
- * When a schedule ticks: a cron expression in a zone, or a fixed rate; and its misfire policy.
+ * When a schedule ticks: a cron expression in a zone, or a fixed rate; and its misfire and overlap policies.
  * Stored as text ({@link #text()}), which instances compare to tell a changed schedule.
  */
 public final class ScheduleSpec {
@@ -23,14 +23,19 @@ public final class ScheduleSpec {
     private final @Nullable ZoneId zone;
     private final @Nullable Duration rate;
     private final Misfire misfire;
+    private final Overlap overlap;
     private final String text;
 
-    private ScheduleSpec(@Nullable CronExpression cron, @Nullable ZoneId zone, @Nullable Duration rate, Misfire misfire) {
+    private ScheduleSpec(@Nullable CronExpression cron, @Nullable ZoneId zone, @Nullable Duration rate, Misfire misfire,
+            Overlap overlap) {
         this.cron = cron;
         this.zone = zone;
         this.rate = rate;
         this.misfire = misfire;
-        this.text = (cron != null ? "c:" + cron + "@" + zone : "r:" + rate.toMillis()) + ";m:" + misfire;
+        this.overlap = overlap;
+        // RUN, the default, is not written: a spec stored before overlap existed reads the same
+        this.text = (cron != null ? "c:" + cron + "@" + zone : "r:" + rate.toMillis()) + ";m:" + misfire
+                + (overlap == Overlap.RUN ? "" : ";o:" + overlap);
     }
 
     /** A cron schedule (six fields, with seconds) read in {@code zone}. */
@@ -42,7 +47,8 @@ public final class ScheduleSpec {
         catch (IllegalArgumentException ex) {
             throw new IllegalArgumentException("cron '" + expression + "' is not a cron expression: " + ex.getMessage(), ex);
         }
-        return new ScheduleSpec(cron, Objects.requireNonNull(zone, "zone"), null, Objects.requireNonNull(misfire, "misfire"));
+        return new ScheduleSpec(cron, Objects.requireNonNull(zone, "zone"), null, Objects.requireNonNull(misfire, "misfire"),
+                Overlap.RUN);
     }
 
     /** A schedule ticking every {@code rate} (at least 100 ms). */
@@ -50,7 +56,13 @@ public final class ScheduleSpec {
         if (rate == null || rate.compareTo(SHORTEST_RATE) < 0) {
             throw new IllegalArgumentException("fixedRate must be at least " + SHORTEST_RATE.toMillis() + " ms, was " + rate);
         }
-        return new ScheduleSpec(null, null, rate.truncatedTo(ChronoUnit.MILLIS), Objects.requireNonNull(misfire, "misfire"));
+        return new ScheduleSpec(null, null, rate.truncatedTo(ChronoUnit.MILLIS), Objects.requireNonNull(misfire, "misfire"),
+                Overlap.RUN);
+    }
+
+    /** This spec with {@code overlap}: what a tick does while the previous tick's job has not ended. */
+    public ScheduleSpec withOverlap(Overlap overlap) {
+        return new ScheduleSpec(cron, zone, rate, misfire, Objects.requireNonNull(overlap, "overlap"));
     }
 
     /** Reads a stored spec; throws {@link IllegalArgumentException} for text this release cannot read. */
@@ -60,14 +72,17 @@ public final class ScheduleSpec {
             throw new IllegalArgumentException("not a schedule spec: " + text);
         }
         try {
-            Misfire misfire = Misfire.valueOf(text.substring(m + 3));
+            String policies = text.substring(m + 3);
+            int o = policies.indexOf(";o:");
+            Misfire misfire = Misfire.valueOf(o < 0 ? policies : policies.substring(0, o));
+            Overlap overlap = o < 0 ? Overlap.RUN : Overlap.valueOf(policies.substring(o + 3));
             String when = text.substring(0, m);
             if (when.startsWith("r:")) {
-                return fixedRate(Duration.ofMillis(Long.parseLong(when.substring(2))), misfire);
+                return fixedRate(Duration.ofMillis(Long.parseLong(when.substring(2))), misfire).withOverlap(overlap);
             }
             int at = when.lastIndexOf('@');
             if (when.startsWith("c:") && at > 2) {
-                return cron(when.substring(2, at), ZoneId.of(when.substring(at + 1)), misfire);
+                return cron(when.substring(2, at), ZoneId.of(when.substring(at + 1)), misfire).withOverlap(overlap);
             }
         }
         catch (IllegalArgumentException | DateTimeException ex) {
@@ -101,6 +116,10 @@ public final class ScheduleSpec {
 
     public Misfire misfire() {
         return misfire;
+    }
+
+    public Overlap overlap() {
+        return overlap;
     }
 
     /** The stored form, compared by instances to tell a changed schedule. */

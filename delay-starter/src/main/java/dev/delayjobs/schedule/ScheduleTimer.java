@@ -4,7 +4,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
@@ -44,6 +46,7 @@ public final class ScheduleTimer implements SmartLifecycle {
     private final QueueLayouts layouts;
     private final WorkerThreads threads;
     private final Set<QueueName> queues = ConcurrentHashMap.newKeySet();
+    private final ScheduleUpkeep upkeep;
     private volatile Thread thread;
 
     /**
@@ -58,6 +61,7 @@ public final class ScheduleTimer implements SmartLifecycle {
         this.declared = declared::declared;
         this.consumed = consumed;
         this.layouts = layouts;
+        this.upkeep = new ScheduleUpkeep(store);
     }
 
     /**
@@ -84,7 +88,7 @@ public final class ScheduleTimer implements SmartLifecycle {
             requireOnePartition(d.queue(), "@Recurring(name = \"" + d.name() + "\") on " + d.where());
             Instant first = d.spec().next(Instant.now());
             ScheduleStore.Declared outcome = store.declare(d.queue().whole(), d.name(), d.spec().text(), d.payload(),
-                    first == null ? Long.MAX_VALUE : first.toEpochMilli(), false);
+                    first == null ? Long.MAX_VALUE : first.toEpochMilli(), false, ScheduleStore.DeclareMode.PUT, true);
             if (outcome == ScheduleStore.Declared.REPLACED) {
                 log.info("Schedule '" + d.name() + "' of queue '" + d.queue() + "' changed to " + d.spec()
                         + " (" + d.where() + "): its pending tick is replaced");
@@ -118,7 +122,12 @@ public final class ScheduleTimer implements SmartLifecycle {
     }
 
     private void run() {
+        long upkeepAt = 0;
         while (thread == Thread.currentThread()) {
+            if (System.nanoTime() - upkeepAt >= 0) {
+                upkeep();
+                upkeepAt = System.nanoTime() + ScheduleUpkeep.PERIOD.toNanos();
+            }
             for (QueueName queue : queues) {
                 try {
                     tick(queue.whole());
@@ -135,6 +144,26 @@ public final class ScheduleTimer implements SmartLifecycle {
                 return;
             }
         }
+    }
+
+    /**
+     * The slower round ({@link ScheduleUpkeep}) on every queue: declarations kept fresh, undeclared
+     * schedules reported, parked ones looked at. Returns the schedules reported undeclared, by queue.
+     */
+    Map<QueueName, Set<String>> upkeep() {
+        Map<QueueName, Set<String>> undeclared = new HashMap<>();
+        List<DeclaredSchedule> mine = declared.get();
+        for (QueueName queue : queues) {
+            List<String> names = mine.stream().filter(d -> d.queue().equals(queue)).map(DeclaredSchedule::name).toList();
+            try {
+                undeclared.put(queue, upkeep.round(queue, names));
+            }
+            catch (RuntimeException ex) {
+                log.warn("Could not look after the schedules of queue '" + queue + "' (tried again in "
+                        + ScheduleUpkeep.PERIOD.toSeconds() + " s): " + ex.getMessage());
+            }
+        }
+        return undeclared;
     }
 
     /** Publishes the due ticks of one queue (those within the lookahead); returns the number of jobs published. */
@@ -160,13 +189,27 @@ public final class ScheduleTimer implements SmartLifecycle {
             }
             Instant now = Instant.ofEpochMilli(due.now());
             List<Step> steps = new ArrayList<>();
+            int parked = 0;
             for (DueSchedule s : due.schedules()) {
-                Step step = step(queue, s, now);
+                ScheduleSpec spec;
+                try {
+                    spec = ScheduleSpec.parse(s.spec());
+                }
+                catch (IllegalArgumentException ex) {
+                    // out of the ticks, so that it does not hold the head of the due read: the rest come next call
+                    upkeep.park(queue.queue(), s, ex.getMessage());
+                    parked++;
+                    continue;
+                }
+                Step step = step(s, spec, now, lookaheadMs);
                 if (step != null) {
                     steps.add(step);
                 }
             }
             if (steps.isEmpty()) {
+                if (parked > 0) {
+                    continue;
+                }
                 break;
             }
             published += (int) store.tick(queue, steps).stream().filter(ScheduleStore.Stepped.PUBLISHED::equals).count();
@@ -174,18 +217,18 @@ public final class ScheduleTimer implements SmartLifecycle {
         return published;
     }
 
-    private static Step step(Partition queue, DueSchedule s, Instant now) {
-        ScheduleSpec spec;
-        try {
-            spec = ScheduleSpec.parse(s.spec());
-        }
-        catch (IllegalArgumentException ex) {
-            // written by a newer release, or by hand: left for an instance that reads it
-            log.warn("Schedule '" + s.name() + "' of queue '" + queue.queue() + "' is not ticked: " + ex.getMessage());
+    /**
+     * The step of a due schedule; null for a tick of an {@link Overlap#SKIP} schedule that is not yet
+     * due: whether the previous tick's job has ended is asked at the tick, not ahead of it. A fast
+     * forward (a lookahead beyond the timer's) publishes every tick, as {@link Overlap#RUN} does.
+     */
+    private static Step step(DueSchedule s, ScheduleSpec spec, Instant now, long lookaheadMs) {
+        boolean skip = spec.overlap() == Overlap.SKIP && lookaheadMs <= LOOKAHEAD.toMillis();
+        if (skip && s.tick() > now.toEpochMilli()) {
             return null;
         }
         TickPlan plan = TickPlan.of(spec, Instant.ofEpochMilli(s.tick()), now);
         return new Step(s.name(), s.spec(), s.tick(), plan.fire(), plan.fireAt().toEpochMilli(),
-                plan.next() == null ? null : plan.next().toEpochMilli());
+                plan.next() == null ? null : plan.next().toEpochMilli(), skip);
     }
 }

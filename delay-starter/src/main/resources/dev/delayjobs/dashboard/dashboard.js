@@ -196,6 +196,7 @@
     section.hidden = false;
     document.getElementById('detail-name').textContent = name;
     renderCharts(name);
+    await renderSchedules(name);
     const deadRows = document.querySelector('#dead tbody');
     if (deadRows.dataset.queue !== name) {
       deadRows.replaceChildren(); // another queue's jobs, and buttons bound to it
@@ -243,6 +244,52 @@
     older.disabled = !dead.next;
     older.dataset.next = dead.next || '';
     document.getElementById('dead-newer').disabled = deadCursors.length === 0;
+  }
+
+  // The queue's schedules (the first page of 100): name, spec, next tick, last outcome, state. The
+  // endpoint answers 404 when the application has no schedules bean: the part stays hidden.
+  async function renderSchedules(name) {
+    const part = document.getElementById('schedules-part');
+    let page;
+    try {
+      page = await read('/' + encodeURIComponent(name) + '/schedules?size=100');
+    } catch (e) {
+      part.hidden = true;
+      return;
+    }
+    part.hidden = page.schedules.length === 0;
+    document.getElementById('schedules-more').hidden = page.next === '0';
+    const schedules = new Map(page.schedules.map(s => [s.name, s]));
+    const rows = document.querySelector('#schedules tbody');
+    if (rows.dataset.queue !== name) {
+      rows.replaceChildren();
+      rows.dataset.queue = name;
+    }
+    keepRows(rows, 'data-schedule', [...schedules.keys()], id => el('tr', { 'data-schedule': id },
+      el('td', { class: 'id' }, id),
+      el('td', { 'data-field': 'spec' }),
+      el('td', { 'data-field': 'next' }),
+      el('td', { 'data-field': 'outcome' }),
+      el('td', { 'data-field': 'state' }),
+      el('td', {}, button('Remove', 'remove-schedule', () => {
+        if (window.confirm('Remove schedule ' + id + ' of ' + name + '? Its published ticks stay jobs.')) {
+          run(name, 'remove-schedule', { id: id }, a => a.affected ? id + ' removed' : id + ' was gone already');
+        }
+      }))))
+      .forEach(row => {
+        const s = schedules.get(row.getAttribute('data-schedule'));
+        const o = s.lastOutcome;
+        row.querySelector('[data-field="spec"]').textContent = s.spec || 'unreadable by this release (parked)';
+        row.querySelector('[data-field="next"]').textContent = s.nextTick ? new Date(s.nextTick).toLocaleString() : '–';
+        row.querySelector('[data-field="outcome"]').textContent = o
+          ? o.outcome + ' at ' + new Date(o.at).toLocaleString() + ' (tick ' + new Date(o.tick).toLocaleString() + ')' : '–';
+        const state = s.undeclared ? 'undeclared' : (s.paused ? 'paused' : (s.spec ? 'ticking' : 'parked'));
+        row.querySelector('[data-field="state"]').replaceChildren(el('span', { class: 'badge ' + state }, state));
+        if (s.undeclared) {
+          row.querySelector('[data-field="state"]').title = 'Declared with @Recurring by no running application since '
+            + new Date(s.lastDeclared).toLocaleString() + '; it ticks until removed';
+        }
+      });
   }
 
   function select(name) {

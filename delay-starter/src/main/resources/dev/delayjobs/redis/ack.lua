@@ -1,4 +1,4 @@
---! include: _chunks, _claims, _ownership, _successors, _groups
+--! include: _chunks, _claims, _ownership, _successors, _groups, _ticks
 -- ack: jobs whose handler succeeded are done and deleted.
 -- KEYS[1] active: the caller's active list (active:<instance>)
 -- KEYS[2] jobs: hash
@@ -13,6 +13,8 @@
 --   the key keeps the group)
 -- KEYS[10] groups-ready: zset, the rotation of groups with ready jobs (a parked group is put back)
 -- KEYS[11] group-held: hash, group -> held jobs: lowered for each grouped job acked (see _groups.lua)
+-- KEYS[12] schedules: hash, name -> spec and payload: an acked job that is a tick of one of them
+-- KEYS[13] schedule-outcomes: hash: ... gets the outcome 'handled' (see _ticks.lua)
 -- ARGV[1] wake: the wake channel
 -- ARGV[2..] id, gen, attempt: the claims being finished. The gen tells a replacement (left alone);
 --   the attempt tells a later claim of the same job, after a recovery.
@@ -21,7 +23,7 @@
 -- The claim entries are read with one HMGET and deleted with the records with one HDEL per hash:
 -- per job, only the LREM.
 -- A deleted job's successor (a keyed publish that met it held, see _successors.lua) then takes its key.
--- Returns how many jobs were deleted. Cost: O(1) per job plus O(active) for LREM, O(log N) per successor.
+-- Returns how many jobs were deleted. Cost: O(1) per job (a tick's outcome included) plus O(active) for LREM, O(log N) per successor.
 local ids = {}
 for i = 2, #ARGV, 3 do ids[#ids + 1] = ARGV[i] end
 if #ids == 0 then return 0 end
@@ -51,6 +53,10 @@ if #done > 0 then
   end
   call_in_chunks('HDEL', KEYS[3], done)
   redis.call('HINCRBY', KEYS[4], 'completed', #done)
+  if has_schedules(KEYS[12]) then
+    local now = now_ms()
+    for _, id in ipairs(done) do record_tick_outcome(KEYS[12], KEYS[13], KEYS[4], id, 'handled', now) end
+  end
   successors_take_over({ jobs = KEYS[2], delayed = KEYS[5], ready = KEYS[6], errors = KEYS[3], successors = KEYS[7],
                          claims = KEYS[8], wake = ARGV[1] }, done)
 end

@@ -1,4 +1,4 @@
---! include: _clock, _claims, _ownership, _successors, _groups
+--! include: _clock, _claims, _ownership, _successors, _groups, _ticks
 -- bury: a job that exhausted its attempts, or cannot be read, goes to the dead set with its error.
 -- KEYS[1] active: the caller's active list (active:<instance>)
 -- KEYS[2] jobs: hash
@@ -11,6 +11,8 @@
 -- KEYS[9] claims: hash, id -> claim entry (see _claims.lua)
 -- KEYS[10] groups-ready: zset, the rotation of groups with ready jobs (a parked group is put back)
 -- KEYS[11] group-held: hash, group -> held jobs: lowered for a grouped job (see _groups.lua)
+-- KEYS[12] schedules: hash: a job that is a tick of one of them ...
+-- KEYS[13] schedule-outcomes: hash: ... gets the outcome 'dead' (see _ticks.lua)
 -- ARGV[1] id
 -- ARGV[2] gen: the gen claimed
 -- ARGV[3] error: the error text
@@ -27,6 +29,7 @@ end_group_hold(c, KEYS[11], KEYS[10])
 c.hold = FREE
 put_claim(KEYS[9], ARGV[1], c)
 redis.call('HINCRBY', KEYS[5], 'dead', 1)
+if has_schedules(KEYS[12]) then record_tick_outcome(KEYS[12], KEYS[13], KEYS[5], ARGV[1], 'dead', now_ms()) end
 if successor_takes_over({ jobs = KEYS[2], delayed = KEYS[6], ready = KEYS[7], errors = KEYS[4], successors = KEYS[8],
                           claims = KEYS[9], wake = ARGV[5] }, ARGV[1], false) then return 1 end
 redis.call('ZADD', KEYS[3], now_ms(), ARGV[1])

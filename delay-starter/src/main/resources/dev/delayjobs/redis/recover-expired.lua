@@ -1,4 +1,4 @@
---! include: _clock, _full, _successors, _hand_back, _fences
+--! include: _clock, _full, _successors, _hand_back, _fences, _ticks
 -- recover-expired: jobs held by consumer instances whose lease ran out (crashed, partitioned, frozen)
 -- go back to the front of ready; a RUNNING job already started max-attempts times goes dead instead,
 -- so a job that kills its consumer cannot loop forever. A PREFETCHED job goes back with no attempt
@@ -22,7 +22,9 @@
 -- KEYS[12] claims: hash, id -> claim entry
 -- KEYS[13] groups-ready: zset, the rotation of groups with ready jobs (see _groups.lua)
 -- KEYS[14] group-held: hash, group -> held jobs: lowered for each grouped job handed back or buried
--- KEYS[15..] active: the active:<instance> lists of the instances the caller found expired in
+-- KEYS[15] schedules: hash: a job buried here that is a tick of one of them ...
+-- KEYS[16] schedule-outcomes: hash: ... gets the outcome 'dead' (see _ticks.lua)
+-- KEYS[17..] active: the active:<instance> lists of the instances the caller found expired in
 --   KEYS[1] just before (expired-instances.lua). An expired instance whose list is not
 --   declared (its lease ran out after that read) is left for the next call.
 -- ARGV[1] active-prefix: prefix of the active lists
@@ -45,7 +47,7 @@ local now = now_ms()
 local max_attempts = tonumber(ARGV[2])
 local instances = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, 100)
 local declared = {}
-for i = 15, #KEYS do declared[KEYS[i]] = true end
+for i = 17, #KEYS do declared[KEYS[i]] = true end
 local q = { jobs = KEYS[4], delayed = KEYS[10], ready = KEYS[3], errors = KEYS[6], successors = KEYS[11], claims = KEYS[12] }
 local fence_kept_until = now + tonumber(ARGV[3])
 local budget = tonumber(ARGV[4])
@@ -72,6 +74,7 @@ for _, instance in ipairs(instances) do
         why = why .. ', after an earlier consumer stopped while holding it with no start mark recorded'
       end
       redis.call('HINCRBY', KEYS[7], 'dead', 1)
+      if has_schedules(KEYS[15]) then record_tick_outcome(KEYS[15], KEYS[16], KEYS[7], id, 'dead', now) end
       if successor_takes_over(q, id, false) then return 'replaced' end
       redis.call('ZADD', KEYS[5], now, id)
       redis.call('HSET', KEYS[6], id, why)

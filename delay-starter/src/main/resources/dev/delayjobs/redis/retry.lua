@@ -1,4 +1,4 @@
---! include: _clock, _record, _claims, _ownership, _wake, _successors, _groups
+--! include: _clock, _record, _claims, _ownership, _wake, _successors, _groups, _ticks
 -- retry: a failed job goes back to DELAYED, due after its backoff.
 -- KEYS[1] active: the caller's active list (active:<instance>)
 -- KEYS[2] jobs: hash
@@ -10,6 +10,8 @@
 -- KEYS[8] claims: hash, id -> claim entry (see _claims.lua)
 -- KEYS[9] groups-ready: zset, the rotation of groups with ready jobs (a parked group is put back)
 -- KEYS[10] group-held: hash, group -> held jobs: lowered for a grouped job (see _groups.lua)
+-- KEYS[11] schedules: hash: a job that is a tick of one of them ...
+-- KEYS[12] schedule-outcomes: hash: ... gets the outcome 'retrying' (see _ticks.lua)
 -- ARGV[1] id
 -- ARGV[2] gen: the gen claimed
 -- ARGV[3] error: the error text
@@ -40,5 +42,6 @@ end
 redis.call('ZADD', KEYS[3], due, ARGV[1])
 redis.call('HSET', KEYS[4], ARGV[1], ARGV[3])
 redis.call('HINCRBY', KEYS[5], 'retried', 1)
+if has_schedules(KEYS[11]) then record_tick_outcome(KEYS[11], KEYS[12], KEYS[5], ARGV[1], 'retrying', due - tonumber(ARGV[4])) end
 wake_if_head(KEYS[3], ARGV[5], due, old_head)
 return 1

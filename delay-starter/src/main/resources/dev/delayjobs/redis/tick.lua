@@ -1,4 +1,4 @@
---! include: _clock, _record, _wake
+--! include: _clock, _record, _wake, _ticks
 -- tick: for each schedule, publishes the job of its current tick and stores its next tick, in one
 -- call, only if the schedule still stands where the caller read it (compare-and-set).
 -- KEYS[1] schedules: hash, name -> spec, a newline, payload
@@ -8,33 +8,51 @@
 -- KEYS[5] ready: list
 -- KEYS[6] stats: hash (its 'published' counter is the gen sequence, as in publish.lua)
 -- KEYS[7] control: hash, its 'partitions' field: schedules need a queue of one partition
+-- KEYS[8] dead: zset
+-- KEYS[9] schedule-last: hash, name -> the last tick whose job was published (epoch ms)
+-- KEYS[10] schedule-outcomes: hash, name -> last outcome (a tick skipped for overlap, see _ticks.lua)
 -- ARGV[1] wake: the wake channel
--- ARGV[2..] name, spec, tick, fire, fire-at, next: per schedule: its name, the spec Java computed with (the
---   value's part before its newline), the tick read (epoch ms), fire ('1' publish the job of the tick
---   at fire-at, '0' skip it: a misfire), fire-at (the due time of the job, epoch ms: the tick, or the
---   latest missed tick) and next (the tick after, epoch ms, or '' when the spec has none)
+-- ARGV[2..] name, spec, tick, fire, fire-at, next, overlap: per schedule: its name, the spec Java computed
+--   with (the value's part before its newline), the tick read (epoch ms), fire ('1' publish the job of
+--   the tick at fire-at, '0' skip it: a misfire), fire-at (the due time of the job, epoch ms: the tick,
+--   or the latest missed tick), next (the tick after, epoch ms, or '' when the spec has none) and
+--   overlap ('skip': no job while the job of the schedule's last published tick has not ended, that
+--   is while its record is in jobs and not in dead: waiting, running or waiting for a retry; 'run')
 -- The job's id is name@fire-at (decimal epoch ms) and its payload the schedule's; it is stored with
 -- HSETNX, so a tick never makes two jobs. Its due time is fire-at: DELAYED until then (READY when due).
--- Returns per schedule: 1 published, 2 skipped (misfire), 0 moved on meanwhile (nothing done);
+-- A tick skipped for overlap is recorded as the schedule's last outcome ('skipped') and counted;
+-- its next tick is stored all the same.
+-- Returns per schedule: 1 published, 2 skipped (misfire), 3 skipped (overlap), 0 moved on meanwhile;
 -- or the error 'LAYOUT <count>' when the queue is laid out in partitions.
--- Cost: O(K (log S + log N)) for K schedules.
+-- Cost: O(K (log S + log N)) for K schedules (the overlap check: O(1 + log D) for D dead jobs).
 local layout = redis.call('HGET', KEYS[7], 'partitions')
 if layout and layout ~= '1' then return redis.error_reply('LAYOUT ' .. layout) end
 local now = now_ms()
 local old_head = head_score(KEYS[4])
 local earliest = nil
 local result = {}
-for base = 2, #ARGV, 6 do
+for base = 2, #ARGV, 7 do
   local name, spec, tick, fire, fire_at, next_tick = ARGV[base], ARGV[base + 1], ARGV[base + 2], ARGV[base + 3],
       tonumber(ARGV[base + 4]), ARGV[base + 5]
+  local overlap = ARGV[base + 6]
   local value = redis.call('HGET', KEYS[1], name)
   local stored = redis.call('ZSCORE', KEYS[2], name)
   local status = 0
   if value and stored and tonumber(stored) == tonumber(tick) and string.sub(value, 1, #spec + 1) == spec .. '\n' then
     status = 2
+    if fire == '1' and overlap == 'skip' then
+      local last = redis.call('HGET', KEYS[9], name)
+      local previous = last and name .. '@' .. last
+      if previous and redis.call('HEXISTS', KEYS[3], previous) == 1 and not redis.call('ZSCORE', KEYS[8], previous) then
+        status = 3
+        fire = '0'
+        record_tick_outcome(KEYS[1], KEYS[10], KEYS[6], name .. '@' .. string.format('%d', fire_at), 'skipped', now)
+      end
+    end
     if fire == '1' then
       status = 1
       local id = name .. '@' .. string.format('%d', fire_at)
+      redis.call('HSET', KEYS[9], name, string.format('%d', fire_at))
       local gen = redis.call('HINCRBY', KEYS[6], 'published', 1)
       local payload = string.sub(value, #spec + 2)
       if redis.call('HSETNX', KEYS[3], id, new_record(gen, fire_at, now, payload)) == 1 then

@@ -93,6 +93,31 @@ class ScheduleStoreTest {
     }
 
     @Test
+    void aSkipTickWhosePreviousJobHasNotEndedIsSkippedRecordedAndTheNextTickStoredAndRunsOnceItEnded() {
+        String spec = "r:1000;m:FIRE_ONE;o:SKIP";
+        long t1 = System.currentTimeMillis() - 1000;
+        schedules.declare(whole("q"), "s", spec, "{}", t1, false);
+        assertThat(schedules.tick(whole("q"), List.of(new Step("s", spec, t1, true, t1, t1 + 1000, true))))
+                .containsExactly(Stepped.PUBLISHED);
+
+        assertThat(schedules.tick(whole("q"), List.of(new Step("s", spec, t1 + 1000, true, t1 + 1000, t1 + 2000, true))))
+                .as("the job of t1 is READY, not ended").containsExactly(Stepped.OVERLAPPED);
+        assertThat(jobs.find("q", "s@" + (t1 + 1000))).isEmpty();
+        assertThat(schedules.due(whole("q"), 60_000, 10).schedules()).singleElement()
+                .satisfies(d -> assertThat(d.tick()).isEqualTo(t1 + 2000));
+        assertThat(schedules.page(whole("q"), "0", 10).schedules()).singleElement().satisfies(l -> {
+            assertThat(l.outcome().outcome()).isEqualTo("skipped");
+            assertThat(l.outcome().tick()).isEqualTo(t1 + 1000);
+        });
+        assertThat(redisson.getMap(new QueueKeys(prefix, whole("q")).stats(), StringCodec.INSTANCE).get("ticks-skipped"))
+                .isEqualTo("1");
+
+        assertThat(jobs.cancel("q", "s@" + t1)).isTrue();
+        assertThat(schedules.tick(whole("q"), List.of(new Step("s", spec, t1 + 2000, true, t1 + 2000, t1 + 3000, true))))
+                .as("the job of t1 ended").containsExactly(Stepped.PUBLISHED);
+    }
+
+    @Test
     void removedScheduleIsNoLongerDue() {
         schedules.declare(whole("q"), "s", "r:1000;m:FIRE_ONE", "{}", System.currentTimeMillis(), false);
         assertThat(schedules.remove(whole("q"), List.of("s", "absent"))).isEqualTo(1);
