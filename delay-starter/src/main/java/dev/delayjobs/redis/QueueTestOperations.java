@@ -40,7 +40,7 @@ public final class QueueTestOperations {
         long last;
         do {
             last = RedisCalls.call("fast-forward", queue, () -> FAST_FORWARD.<Long>run(script, Mode.READ_WRITE, ReturnType.LONG,
-                    k.of(k.jobs(), k.delayed(), k.ready()), Long.toString(window.toMillis()),
+                    k.of(k.jobs(), k.delayed(), k.ready(), k.groups(), k.groupsReady(), k.groupHeld()), Long.toString(window.toMillis()),
                     Integer.toString(FAST_FORWARD_BATCH)));
             moved += last;
         } while (last == FAST_FORWARD_BATCH);
@@ -55,7 +55,11 @@ public final class QueueTestOperations {
         QueueKeys k = new QueueKeys(prefix, partition);
         RedisCalls.call("clear", partition.name(), () -> {
             List<String> keys = new ArrayList<>(List.of(k.jobs(), k.claims(), k.delayed(), k.ready(), k.dead(), k.errors(), k.stats(),
-                    k.instances(), k.workers(), k.claimFences(), k.forgottenFences(), k.successors()));
+                    k.instances(), k.workers(), k.claimFences(), k.forgottenFences(), k.successors(), k.groups(), k.groupsReady(),
+                    k.groupHeld()));
+            // a group with ready jobs is in the rotation (see _groups.lua): its list goes with it
+            redisson.<String>getScoredSortedSet(k.groupsReady(), StringCodec.INSTANCE).readAll().stream()
+                    .filter(group -> !group.isEmpty()).forEach(group -> keys.add(k.ready() + ":" + group));
             redisson.<String>getScoredSortedSet(k.instances(), StringCodec.INSTANCE).readAll()
                     .forEach(instance -> keys.add(k.active(instance)));
             redisson.<String, String>getMap(k.workers(), StringCodec.INSTANCE).readAllKeySet()

@@ -161,7 +161,7 @@ public final class RedisPartitionStore implements PartitionStore {
     public boolean retry(String instance, StoredJob job, String error, Duration backoff) {
         Long r = RedisCalls.call("retry on", queue, () -> RETRY.run(script, Mode.READ_WRITE, ReturnType.LONG,
                 k.of(k.active(instance), k.jobs(), k.delayed(), k.errors(), k.stats(), k.ready(), k.successors(), k.claims(),
-                        k.groupsReady(), k.groupHeld()),
+                        k.groupsReady(), k.groupHeld(), k.groups()),
                 job.id(), job.gen(), error, Long.toString(backoff.toMillis()), k.wakeChannel(),
                 Integer.toString(job.attempts())));
         return r == 1L;
@@ -172,7 +172,7 @@ public final class RedisPartitionStore implements PartitionStore {
     public boolean bury(String instance, StoredJob job, String error) {
         Long r = RedisCalls.call("bury on", queue, () -> BURY.run(script, Mode.READ_WRITE, ReturnType.LONG,
                 k.of(k.active(instance), k.jobs(), k.dead(), k.errors(), k.stats(), k.delayed(), k.ready(), k.successors(), k.claims(),
-                        k.groupsReady(), k.groupHeld()),
+                        k.groupsReady(), k.groupHeld(), k.groups()),
                 job.id(), job.gen(), error, Integer.toString(job.attempts()), k.wakeChannel()));
         return r == 1L;
     }

@@ -11,6 +11,7 @@
 -- KEYS[9] claims: hash, id -> claim entry (see _claims.lua)
 -- KEYS[10] groups-ready: zset, the rotation of groups with ready jobs (a parked group is put back)
 -- KEYS[11] group-held: hash, group -> held jobs: lowered for a grouped job (see _groups.lua)
+-- KEYS[12] groups: hash, id -> group (grouped jobs only): a successor taking the key writes its own
 -- ARGV[1] id
 -- ARGV[2] gen: the gen claimed
 -- ARGV[3] error: the error text
@@ -28,7 +29,8 @@ c.hold = FREE
 put_claim(KEYS[9], ARGV[1], c)
 redis.call('HINCRBY', KEYS[5], 'dead', 1)
 if successor_takes_over({ jobs = KEYS[2], delayed = KEYS[6], ready = KEYS[7], errors = KEYS[4], successors = KEYS[8],
-                          claims = KEYS[9], wake = ARGV[5] }, ARGV[1], false) then return 1 end
+                          claims = KEYS[9], groups = KEYS[12], rotation = KEYS[10], held = KEYS[11], wake = ARGV[5] },
+                        ARGV[1], false) then return 1 end
 redis.call('ZADD', KEYS[3], now_ms(), ARGV[1])
 redis.call('HSET', KEYS[4], ARGV[1], ARGV[3])
 return 1
