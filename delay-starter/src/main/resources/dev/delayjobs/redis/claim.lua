@@ -61,8 +61,8 @@
 -- is paused, -2 when the fence refused the claim (see above), or the ms until the rate limit lets the
 -- next job start when it let no more start now;
 -- starts only is 1 when a rate limit applies (this claim prefetched nothing), else 0.
--- Groups (docs/architecture.md#groups): with no group in the rotation, the jobs are taken from
--- ready as above. Otherwise the default group joins the rotation when ready is not empty, and the
+-- Groups (docs/architecture.md#groups): with no grouped job in the queue (one EXISTS on groups) or
+-- no group in the rotation, the jobs are taken from ready as above. Otherwise the default group joins the rotation when ready is not empty, and the
 -- claim visits the first VISITS groups of the rotation, lowest turn first, taking from each at most
 -- its share (n / groups visited, rounded up; a second round takes what the first left), in its
 -- list's order. A visited group goes to the back of the rotation, or out of it once its list is
@@ -232,7 +232,9 @@ local function take(list, g, most)
     end
   end
 end
-if redis.call('ZCARD', KEYS[15]) == 0 then
+-- no grouped job in the queue (no groups hash): ready alone, for that one EXISTS; a rotation left
+-- with stale ids only (their jobs gone) waits for the next grouped job
+if not any_groups or redis.call('ZCARD', KEYS[15]) == 0 then
   take(KEYS[1], '', wanted)
 else
   local limit = tonumber(ARGV[11])

@@ -140,6 +140,27 @@ class GroupedRoutingTest {
     }
 
     @Test
+    void groupsThatAppearLaterAreServedInTurn() {
+        // the claim skips the rotation while the queue has no grouped job (no groups hash)
+        for (int i = 0; i < 6; i++) {
+            publish(null, "none-" + i, 0);
+        }
+        assertThat(ids(claim("i1", 1, 1))).containsExactly("none-0");
+        publish("a", "a-0", 0);
+        List<StoredJob> both = claim("i1", 2, 1);
+        assertThat(ids(both)).containsExactlyInAnyOrder("none-1", "a-0");
+
+        // the last grouped job cancelled while its id waits in a's list: no groups hash, a stale rotation
+        publish("a", "a-1", 0);
+        assertThat(partition().ack("i1", both)).isEqualTo(2);
+        assertThat(store.cancel("q", "a-1")).isTrue();
+        assertThat(redisson.getKeys().countExists(k.groups())).isZero();
+        assertThat(ids(claim("i1", 1, 1))).containsExactly("none-2");
+        publish("b", "b-0", 0);
+        assertThat(ids(claim("i1", 3, 1))).contains("b-0").doesNotContain("a-1");
+    }
+
+    @Test
     void clearingAQueueDeletesItsGroupKeys() {
         publish("a", "a-0", 0);
         publish("b", "b-0", 0);
