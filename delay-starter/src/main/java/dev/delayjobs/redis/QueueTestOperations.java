@@ -21,6 +21,8 @@ public final class QueueTestOperations {
 
     private static final LuaScript FAST_FORWARD = LuaScript.load(Script.FAST_FORWARD);
     private static final int FAST_FORWARD_BATCH = 1000;
+    private static final LuaScript GROUP_PENDING = LuaScript.load(Script.GROUP_PENDING);
+    private static final int DUE_JOBS_READ = 1000;
 
     private final RedissonClient redisson;
     private final String prefix;
@@ -45,6 +47,18 @@ public final class QueueTestOperations {
             moved += last;
         } while (last == FAST_FORWARD_BATCH);
         return moved;
+    }
+
+    /**
+     * How many jobs of {@code group} in {@code partition} wait to be handled now: ready (stale ids of
+     * the group's list included, until a claim drops them), held by a consumer (running or
+     * prefetched), or due and not yet transferred (among the first 1,000 due).
+     */
+    public long groupPending(Partition partition, String group) {
+        QueueKeys k = new QueueKeys(prefix, partition);
+        List<Object> r = RedisCalls.call("count a group of", partition.name(), () -> GROUP_PENDING.run(script, Mode.READ_WRITE,
+                ReturnType.LIST, k.of(k.delayed(), k.ready(), k.groups(), k.groupHeld()), group, Integer.toString(DUE_JOBS_READ)));
+        return r.stream().mapToLong(n -> ((Number) n).longValue()).sum();
     }
 
     /**

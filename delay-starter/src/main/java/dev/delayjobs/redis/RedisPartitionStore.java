@@ -88,12 +88,14 @@ public final class RedisPartitionStore implements PartitionStore {
                 Long.toString(request.epoch()), Integer.toString(longestRecord), limit.permits(), limit.windowMs(),
                 Integer.toString(request.partition()), Integer.toString(request.partitions()),
                 Integer.toString(request.start()), Integer.toString(request.groupLimit())));
-        List<StoredJob> jobs = new ArrayList<>((r.size() - 3) / 3);
+        List<StoredJob> jobs = new ArrayList<>((r.size() - 3) / 4);
         Set<String> suspects = Set.of();
-        for (int i = 3; i + 2 < r.size(); i += 3) {
+        // per job: id, record, ar, group ('' the default group)
+        for (int i = 3; i + 3 < r.size(); i += 4) {
             String id = (String) r.get(i);
             String ar = (String) r.get(i + 2);
-            jobs.add(JobRecords.parse(id, (String) r.get(i + 1), ar));
+            StoredJob job = JobRecords.parse(id, (String) r.get(i + 1), ar);
+            jobs.add(job == null ? null : job.inGroup((String) r.get(i + 3)));
             if (JobRecords.isSuspect(ar)) {
                 suspects = suspects.isEmpty() ? new HashSet<>() : suspects;
                 suspects.add(id);

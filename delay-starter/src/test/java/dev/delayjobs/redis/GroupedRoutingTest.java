@@ -161,6 +161,28 @@ class GroupedRoutingTest {
     }
 
     @Test
+    void aClaimGivesEachJobItsGroupAndAResentClaimTheSame() {
+        publish("a", "a-0", 0);
+        publish(null, "none-0", 0);
+        List<StoredJob> claimed = claim("i1", 2, 0);
+        assertThat(claimed).extracting(StoredJob::id, StoredJob::group)
+                .containsExactlyInAnyOrder(org.assertj.core.groups.Tuple.tuple("a-0", "a"), org.assertj.core.groups.Tuple.tuple("none-0", null));
+
+        publish("b", "b-0", 0);
+        List<Object> keys = k.of(k.ready(), k.active("i1"), k.jobs(), k.delayed(), k.dead(), k.errors(), k.stats(),
+                k.instances(), k.claimFences(), k.request("c-1"), k.control(), k.rateLog(), k.claims(), k.groups(), k.groupsReady(),
+                k.groupHeld());
+        Object[] args = { "1", "i1", "10000", "1", "100000", "0", "0", "0", "1", "1", "0" };
+        var script = redisson.getScript(StringCodec.INSTANCE);
+        List<Object> first = LuaScript.load(Script.CLAIM).run(script, org.redisson.api.RScript.Mode.READ_WRITE,
+                org.redisson.api.RScript.ReturnType.LIST, keys, args);
+        List<Object> copy = LuaScript.load(Script.CLAIM).run(script, org.redisson.api.RScript.Mode.READ_WRITE,
+                org.redisson.api.RScript.ReturnType.LIST, keys, args);
+        assertThat(first.subList(3, first.size())).as("id, record, claim state, group").hasSize(4).endsWith("b");
+        assertThat(copy).isEqualTo(first);
+    }
+
+    @Test
     void clearingAQueueDeletesItsGroupKeys() {
         publish("a", "a-0", 0);
         publish("b", "b-0", 0);
