@@ -206,6 +206,30 @@ public final class DelayQueueTester {
     }
 
     /**
+     * Waits until nothing of one group of {@code queue} ({@link dev.delayjobs.PublishRequest#group})
+     * is ready, running or due: what of the group was due has been handled, whatever the other
+     * groups still hold. Jobs of the group that become due later, and dead ones, do not count;
+     * prefetched jobs count as ready. Use it when a test drives one tenant among others, or checks
+     * that a flood in one group does not hold back another.
+     *
+     * @param queue the queue's name, all of its partitions
+     * @param group the group's name
+     * @throws IllegalArgumentException when {@code group} is null or blank
+     * @throws AssertionError when the group still has jobs ready, running or due by the end of the
+     *     bound of {@link #withTimeout}, with the count seen last
+     */
+    public void awaitGroupIdle(String queue, String group) {
+        if (group == null || group.isBlank()) {
+            throw new IllegalArgumentException("group must not be blank, was " + (group == null ? "null" : "'" + group + "'"));
+        }
+        await("group '" + group + "' of queue '" + queue + "' to be idle", () -> {
+            long pending = store.onEveryPartition(QueueName.of(queue), partition -> operations.groupPending(partition, group))
+                    .stream().mapToLong(Long::longValue).sum();
+            return pending == 0 ? Result.finished() : Result.waiting(pending + " of the group ready, running or due");
+        });
+    }
+
+    /**
      * Deletes every job of the queues and their counters (for a clean start between tests): the
      * delayed, ready, running and dead jobs, the errors, the counts and the consumer entries. The
      * queues stay known. Consumers still running keep their threads; what they had claimed is gone.

@@ -4,8 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -17,15 +20,17 @@ import org.springframework.context.annotation.Import;
 
 import dev.delayjobs.DelayPublisher;
 import dev.delayjobs.DelayedHandler;
+import dev.delayjobs.DelayedJob;
 import dev.delayjobs.JobInfo;
 import dev.delayjobs.JobState;
 import dev.delayjobs.NonRetryableJobException;
+import dev.delayjobs.PublishRequest;
 
 /**
  * What an application's test does with the test support: no Redis configured, a 30-minute
  * timeout handled in well under a second, a failing job awaited in the dead set, queues cleared.
  */
-@SpringBootTest
+@SpringBootTest(properties = { "delay.queues.merchant-timeout.concurrency=4", "delay.queues.merchant-timeout.group-concurrency=1" })
 @EmbeddedRedis
 class DelayQueueTesterTest {
 
@@ -45,9 +50,24 @@ class DelayQueueTesterTest {
         }
     }
 
+    /** Jobs of the group "slow" wait for the test to let them finish. */
+    static class MerchantTimeouts {
+
+        final Map<Long, String> groups = new ConcurrentHashMap<>();
+        final CountDownLatch slowMayFinish = new CountDownLatch(1);
+
+        @DelayedHandler(queue = "merchant-timeout")
+        void close(DelayedJob<OrderTimeout> job) throws InterruptedException {
+            if ("slow".equals(job.group())) {
+                slowMayFinish.await(10, TimeUnit.SECONDS);
+            }
+            groups.put(job.payload().orderId(), job.group() == null ? "(default group)" : job.group());
+        }
+    }
+
     @SpringBootConfiguration
     @EnableAutoConfiguration
-    @Import(OrderTimeouts.class)
+    @Import({ OrderTimeouts.class, MerchantTimeouts.class })
     static class App {
     }
 
@@ -59,6 +79,9 @@ class DelayQueueTesterTest {
 
     @Autowired
     OrderTimeouts timeouts;
+
+    @Autowired
+    MerchantTimeouts merchants;
 
     @BeforeEach
     void clean() {
@@ -103,6 +126,28 @@ class DelayQueueTesterTest {
         tester.fastForward("order-timeout", Duration.ofDays(8));
         tester.awaitIdle("order-timeout");
         assertThat(timeouts.closed).doesNotContain(99L);
+    }
+
+    @Test
+    void oneGroupIsAwaitedWhileAnotherIsStillRunningAndHandlersSeeTheirGroup() {
+        for (long i = 0; i < 3; i++) {
+            delays.publish("merchant-timeout", PublishRequest.of(new OrderTimeout(i)).group("slow").delay(Duration.ofMinutes(30)));
+        }
+        for (long i = 10; i < 15; i++) {
+            delays.publish("merchant-timeout", PublishRequest.of(new OrderTimeout(i)).group("fast").delay(Duration.ofMinutes(30)));
+        }
+        delays.publish("merchant-timeout", PublishRequest.of(new OrderTimeout(20)).delay(Duration.ofMinutes(30)));
+        assertThat(tester.fastForward("merchant-timeout", Duration.ofMinutes(30))).isEqualTo(9);
+
+        tester.awaitGroupIdle("merchant-timeout", "fast");
+        assertThat(merchants.groups).containsEntry(10L, "fast").containsEntry(14L, "fast").doesNotContainKeys(0L, 1L, 2L);
+        assertThatThrownBy(() -> tester.withTimeout(Duration.ofMillis(200)).awaitGroupIdle("merchant-timeout", "slow"))
+                .isInstanceOf(AssertionError.class).hasMessageContaining("of the group ready, running or due");
+
+        merchants.slowMayFinish.countDown();
+        tester.awaitGroupIdle("merchant-timeout", "slow");
+        tester.awaitIdle("merchant-timeout");
+        assertThat(merchants.groups).containsEntry(0L, "slow").containsEntry(2L, "slow").containsEntry(20L, "(default group)");
     }
 
     @Test

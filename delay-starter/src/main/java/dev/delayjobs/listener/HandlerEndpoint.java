@@ -108,7 +108,7 @@ final class HandlerEndpoint {
     void invoke(StoredJob job, Object payload) throws Throwable {
         Object argument = wantsJob ? new DelayedJob<>(queue.value(), job.id(), payload, job.attempts(),
                 Instant.ofEpochMilli(job.dueAt()), Instant.ofEpochMilli(job.publishedAt()),
-                PayloadVersions.stored(job.headers())) : payload;
+                PayloadVersions.stored(job.headers()), job.group()) : payload;
         if (suspending) {
             SuspendingHandler.invoke(method, bean, argument);
             return;

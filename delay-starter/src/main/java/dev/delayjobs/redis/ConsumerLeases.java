@@ -71,7 +71,7 @@ public final class ConsumerLeases {
             QueueKeys k = new QueueKeys(prefix, partition);
             List<Object> keys = new ArrayList<>(k.of(k.instances(), k.workers(), k.ready(), k.jobs(), k.dead(), k.errors(),
                     k.stats(), k.claimFences(), k.forgottenFences(), k.delayed(), k.successors(), k.claims(), k.groupsReady(),
-                    k.groupHeld(), k.schedules(), k.scheduleOutcomes()));
+                    k.groupHeld(), k.schedules(), k.scheduleOutcomes(), k.groups()));
             keys.addAll(QueueReads.activeLists(k, expired));
             List<Object> r = RedisCalls.call("recover jobs of", queue, () -> RECOVER_EXPIRED.run(script, Mode.READ_WRITE,
                     ReturnType.LIST, keys, k.activePrefix(), Integer.toString(maxAttempts),

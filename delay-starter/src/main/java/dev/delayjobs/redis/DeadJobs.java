@@ -152,7 +152,8 @@ public final class DeadJobs {
 
     private long inBatches(String queue, LuaScript lua, String action, List<String> ids, boolean toReady) {
         QueueKeys k = keys(queue);
-        List<Object> keyList = toReady ? k.of(k.dead(), k.jobs(), k.errors(), k.ready(), k.stats(), k.claims())
+        List<Object> keyList = toReady ? k.of(k.dead(), k.jobs(), k.errors(), k.ready(), k.stats(), k.claims(), k.groups(),
+                k.groupsReady(), k.groupHeld())
                 : k.of(k.dead(), k.jobs(), k.errors(), k.claims(), k.groups());
         long total = 0;
         if (!ids.isEmpty()) {

@@ -88,9 +88,13 @@ final class QueueReads {
                 PayloadVersions.stored(job.headers()), group));
     }
 
-    /** find.lua's successor: '' for none, else the replace flag ('0'/'1') and the record (see _successors.lua). */
+    /**
+     * find.lua's successor: '' for none, else the replace flag ('0'/'1'), for a grouped one its group
+     * between two newlines, and the record (see _successors.lua).
+     */
     private static JobInfo.@Nullable Successor successor(String id, String stored) {
-        StoredJob job = stored.isEmpty() ? null : JobRecords.parse(id, stored.substring(1), "0");
+        int record = stored.length() > 1 && stored.charAt(1) == '\n' ? stored.indexOf('\n', 2) + 1 : 1;
+        StoredJob job = stored.isEmpty() || record == 0 ? null : JobRecords.parse(id, stored.substring(record), "0");
         if (job == null) {
             return null;
         }

@@ -228,7 +228,7 @@ public final class RedisJobStore {
     public CompletableFuture<Boolean> rescheduleAsync(String queue, String id, boolean relative, long time) {
         QueueKeys k = keys(queue);
         return RedisCalls.completed("reschedule on", queue, RESCHEDULE.<Long>runAsync(script, Mode.READ_WRITE, ReturnType.LONG,
-                k.of(k.jobs(), k.delayed(), k.ready(), k.dead(), k.claims()), id, relative ? "d" : "a", Long.toString(time),
+                k.of(k.jobs(), k.delayed(), k.ready(), k.dead(), k.claims(), k.groups(), k.groupsReady(), k.groupHeld()), id, relative ? "d" : "a", Long.toString(time),
                 k.wakeChannel())).thenApply(r -> r == 1L);
     }
 

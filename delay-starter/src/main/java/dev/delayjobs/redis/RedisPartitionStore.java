@@ -88,12 +88,14 @@ public final class RedisPartitionStore implements PartitionStore {
                 Long.toString(request.epoch()), Integer.toString(longestRecord), limit.permits(), limit.windowMs(),
                 Integer.toString(request.partition()), Integer.toString(request.partitions()),
                 Integer.toString(request.start()), Integer.toString(request.groupLimit())));
-        List<StoredJob> jobs = new ArrayList<>((r.size() - 3) / 3);
+        List<StoredJob> jobs = new ArrayList<>((r.size() - 3) / 4);
         Set<String> suspects = Set.of();
-        for (int i = 3; i + 2 < r.size(); i += 3) {
+        // per job: id, record, ar, group ('' the default group)
+        for (int i = 3; i + 3 < r.size(); i += 4) {
             String id = (String) r.get(i);
             String ar = (String) r.get(i + 2);
-            jobs.add(JobRecords.parse(id, (String) r.get(i + 1), ar));
+            StoredJob job = JobRecords.parse(id, (String) r.get(i + 1), ar);
+            jobs.add(job == null ? null : job.inGroup((String) r.get(i + 3)));
             if (JobRecords.isSuspect(ar)) {
                 suspects = suspects.isEmpty() ? new HashSet<>() : suspects;
                 suspects.add(id);
@@ -161,7 +163,7 @@ public final class RedisPartitionStore implements PartitionStore {
     public boolean retry(String instance, StoredJob job, String error, Duration backoff) {
         Long r = RedisCalls.call("retry on", queue, () -> RETRY.run(script, Mode.READ_WRITE, ReturnType.LONG,
                 k.of(k.active(instance), k.jobs(), k.delayed(), k.errors(), k.stats(), k.ready(), k.successors(), k.claims(),
-                        k.groupsReady(), k.groupHeld(), k.schedules(), k.scheduleOutcomes()),
+                        k.groupsReady(), k.groupHeld(), k.schedules(), k.scheduleOutcomes(), k.groups()),
                 job.id(), job.gen(), error, Long.toString(backoff.toMillis()), k.wakeChannel(),
                 Integer.toString(job.attempts())));
         return r == 1L;
@@ -172,7 +174,7 @@ public final class RedisPartitionStore implements PartitionStore {
     public boolean bury(String instance, StoredJob job, String error) {
         Long r = RedisCalls.call("bury on", queue, () -> BURY.run(script, Mode.READ_WRITE, ReturnType.LONG,
                 k.of(k.active(instance), k.jobs(), k.dead(), k.errors(), k.stats(), k.delayed(), k.ready(), k.successors(), k.claims(),
-                        k.groupsReady(), k.groupHeld(), k.schedules(), k.scheduleOutcomes()),
+                        k.groupsReady(), k.groupHeld(), k.schedules(), k.scheduleOutcomes(), k.groups()),
                 job.id(), job.gen(), error, Integer.toString(job.attempts()), k.wakeChannel()));
         return r == 1L;
     }

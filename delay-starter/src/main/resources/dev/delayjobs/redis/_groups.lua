@@ -1,3 +1,4 @@
+--! include: _chunks
 -- Groups (docs/architecture.md#groups): the ready ids of group g are in the list <ready>:<g>, those of
 -- the default group ('' here, no group given) in the queue's ready list as before. The rotation is a
 -- zset of the groups that have ready jobs (the default group as ''), score = turn: the claim serves
@@ -58,4 +59,22 @@ local function push_by_group(ids, groups, ready_key, rotation_key, held_key, fro
     for i = 1, #list, 1000 do redis.call(cmd, group_list(ready_key, g), unpack(list, i, math.min(i + 999, #list))) end
     if g ~= '' then into_rotation(rotation_key, held_key, g) end
   end
+end
+
+-- Pushes ids that a script makes ready (a requeue, a reschedule to now, a fast-forward, a successor
+-- taking its key) onto the back of their groups' ready lists, each id's group read from the groups
+-- hash (KEYS groups); the groups met join the rotation. A queue with no grouped job pushes onto
+-- ready as before, for one EXISTS more. Cost: O(#ids + log G per group met).
+local function push_ready(ids, groups_key, ready_key, rotation_key, held_key)
+  if #ids == 0 then return end
+  if redis.call('EXISTS', groups_key) == 0 then
+    call_in_chunks('RPUSH', ready_key, ids)
+    return
+  end
+  local groups = {}
+  for i = 1, #ids, 1000 do
+    local part = redis.call('HMGET', groups_key, unpack(ids, i, math.min(i + 999, #ids)))
+    for _, g in ipairs(part) do groups[#groups + 1] = g end
+  end
+  push_by_group(ids, groups, ready_key, rotation_key, held_key, false)
 end

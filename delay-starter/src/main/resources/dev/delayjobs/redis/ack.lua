@@ -10,7 +10,7 @@
 -- KEYS[8] claims: hash, id -> claim entry (see _claims.lua): the claim is read from it, never from
 --   the record, so an ack never copies a payload
 -- KEYS[9] groups: hash, id -> group (grouped jobs only): deleted with the job (a successor taking
---   the key keeps the group)
+--   the key writes its own)
 -- KEYS[10] groups-ready: zset, the rotation of groups with ready jobs (a parked group is put back)
 -- KEYS[11] group-held: hash, group -> held jobs: lowered for each grouped job acked (see _groups.lua)
 -- KEYS[12] schedules: hash, name -> spec and payload: an acked job that is a tick of one of them
@@ -45,12 +45,7 @@ end
 if #done > 0 then
   call_in_chunks('HDEL', KEYS[2], done)
   call_in_chunks('HDEL', KEYS[8], done)
-  if redis.call('EXISTS', KEYS[9]) == 1 then
-    local waiting = redis.call('HMGET', KEYS[7], unpack(done))
-    local ungrouped = {}
-    for k, id in ipairs(done) do if not waiting[k] then ungrouped[#ungrouped + 1] = id end end
-    if #ungrouped > 0 then call_in_chunks('HDEL', KEYS[9], ungrouped) end
-  end
+  if redis.call('EXISTS', KEYS[9]) == 1 then call_in_chunks('HDEL', KEYS[9], done) end
   call_in_chunks('HDEL', KEYS[3], done)
   redis.call('HINCRBY', KEYS[4], 'completed', #done)
   if has_schedules(KEYS[12]) then
@@ -58,6 +53,6 @@ if #done > 0 then
     for _, id in ipairs(done) do record_tick_outcome(KEYS[12], KEYS[13], KEYS[4], id, 'handled', now) end
   end
   successors_take_over({ jobs = KEYS[2], delayed = KEYS[5], ready = KEYS[6], errors = KEYS[3], successors = KEYS[7],
-                         claims = KEYS[8], wake = ARGV[1] }, done)
+                         claims = KEYS[8], groups = KEYS[9], rotation = KEYS[10], held = KEYS[11], wake = ARGV[1] }, done)
 end
 return #done

@@ -13,6 +13,7 @@
 -- KEYS[11] group-held: hash, group -> held jobs: lowered for a grouped job (see _groups.lua)
 -- KEYS[12] schedules: hash: a job that is a tick of one of them ...
 -- KEYS[13] schedule-outcomes: hash: ... gets the outcome 'dead' (see _ticks.lua)
+-- KEYS[14] groups: hash, id -> group (grouped jobs only): a successor taking the key writes its own
 -- ARGV[1] id
 -- ARGV[2] gen: the gen claimed
 -- ARGV[3] error: the error text
@@ -31,7 +32,8 @@ put_claim(KEYS[9], ARGV[1], c)
 redis.call('HINCRBY', KEYS[5], 'dead', 1)
 if has_schedules(KEYS[12]) then record_tick_outcome(KEYS[12], KEYS[13], KEYS[5], ARGV[1], 'dead', now_ms()) end
 if successor_takes_over({ jobs = KEYS[2], delayed = KEYS[6], ready = KEYS[7], errors = KEYS[4], successors = KEYS[8],
-                          claims = KEYS[9], wake = ARGV[5] }, ARGV[1], false) then return 1 end
+                          claims = KEYS[9], groups = KEYS[14], rotation = KEYS[10], held = KEYS[11], wake = ARGV[5] },
+                        ARGV[1], false) then return 1 end
 redis.call('ZADD', KEYS[3], now_ms(), ARGV[1])
 redis.call('HSET', KEYS[4], ARGV[1], ARGV[3])
 return 1

@@ -55,14 +55,15 @@
 -- counts a job when it is claimed, and a prefetched job would start later than counted.
 -- Runs when Redis is full (run_even_when_full in _full.lua): it drains the queue, so its writes
 -- (the claim entries, the active list, the memo) must not be refused.
--- Returns {server now, wait, starts only, id1, record1, ar1, id2, record2, ar2, ...}, the started jobs
--- first, each record as stored and its ar (base 36) as it reads once the job started (attempts + 1,
--- RUNNING; see _claims.lua); wait is 0, -1 when the queue
+-- Returns {server now, wait, starts only, id1, record1, ar1, group1, id2, record2, ar2, group2, ...},
+-- the started jobs first, each record as stored, its ar (base 36) as it reads once the job started
+-- (attempts + 1, RUNNING; see _claims.lua) and the group it was claimed in ('' the default group);
+-- wait is 0, -1 when the queue
 -- is paused, -2 when the fence refused the claim (see above), or the ms until the rate limit lets the
 -- next job start when it let no more start now;
 -- starts only is 1 when a rate limit applies (this claim prefetched nothing), else 0.
--- Groups (docs/architecture.md#groups): with no group in the rotation, the jobs are taken from
--- ready as above. Otherwise the default group joins the rotation when ready is not empty, and the
+-- Groups (docs/architecture.md#groups): with no grouped job in the queue (one EXISTS on groups) or
+-- no group in the rotation, the jobs are taken from ready as above. Otherwise the default group joins the rotation when ready is not empty, and the
 -- claim visits the first VISITS groups of the rotation, lowest turn first, taking from each at most
 -- its share (n / groups visited, rounded up; a second round takes what the first left), in its
 -- list's order. A visited group goes to the back of the rotation, or out of it once its list is
@@ -78,12 +79,13 @@ local longest = tonumber(ARGV[5])
 local out = { now_ms(), 0, 0 }
 local fence = redis.call('HGET', KEYS[9], ARGV[2])
 if fence and tonumber(fence) > tonumber(ARGV[4]) then return { out[1], -2, tonumber(fence) } end
--- ar (base 36) of the job with claim entry `entry` for record gen `gen`, as it reads once started
+-- ar (base 36) of the job with claim entry `entry` for record gen `gen`, as it reads once started,
+-- and the group its claim counted it in ('' the default group)
 local function started_ar(entry, gen)
   local c = claim_of(entry)
-  if not c or c.gen ~= gen then return '0' end
+  if not c or c.gen ~= gen then return '0', '' end
   as_started(c)
-  return to36(flags_of(c))
+  return to36(flags_of(c)), c.group or ''
 end
 local prior = replayed(KEYS[10])
 if prior then
@@ -104,7 +106,9 @@ if prior then
           -- a PREFETCHED job is shown as it reads once started, as in the first reply
           out[#out + 1] = ids[i]
           out[#out + 1] = rec
-          out[#out + 1] = started_ar(entries[i - from + 1], gen)
+          local ar, group = started_ar(entries[i - from + 1], gen)
+          out[#out + 1] = ar
+          out[#out + 1] = group
         end
       end
     end
@@ -216,6 +220,7 @@ local function take(list, g, most)
         out[#out + 1] = id
         out[#out + 1] = rec
         out[#out + 1] = started
+        out[#out + 1] = g
         taken = taken + 1
       elseif rec and not gen and not dead[i] then
         seen[id] = true
@@ -232,7 +237,9 @@ local function take(list, g, most)
     end
   end
 end
-if redis.call('ZCARD', KEYS[15]) == 0 then
+-- no grouped job in the queue (no groups hash): ready alone, for that one EXISTS; a rotation left
+-- with stale ids only (their jobs gone) waits for the next grouped job
+if not any_groups or redis.call('ZCARD', KEYS[15]) == 0 then
   take(KEYS[1], '', wanted)
 else
   local limit = tonumber(ARGV[11])

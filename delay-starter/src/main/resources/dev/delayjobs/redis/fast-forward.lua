@@ -1,15 +1,19 @@
---! include: _clock, _record
+--! include: _clock, _record, _groups
 -- fast-forward: for tests, makes the delayed jobs due within a window due now, oldest first.
 -- KEYS[1] jobs: hash
 -- KEYS[2] delayed: zset
 -- KEYS[3] ready: list
+-- KEYS[4] groups: hash, id -> group (grouped jobs only): a grouped job goes to its group's ready list
+-- KEYS[5] groups-ready: zset, the rotation of groups with ready jobs
+-- KEYS[6] group-held: hash, group -> held jobs ('' -> the rotation's turn counter)
 -- ARGV[1] window-ms: jobs due before now + window
 -- ARGV[2] max: most jobs to move in this call
 -- Each job's due time becomes the server's now (so lateness and DelayedJob.dueAt read as if it
--- had been published for now); its publish time is kept. The jobs go to ready, which wakes the
--- waiting consumers. Returns the number moved; call again while it equals ARGV[2].
--- Cost: O(log N + m) for m jobs moved.
+-- had been published for now); its publish time is kept. The jobs go to ready (a grouped job to its
+-- group's list, see _groups.lua), which wakes the waiting consumers. Returns the number moved; call again while it equals ARGV[2].
+-- Cost: O(log N + m) for m jobs moved (and O(log G) per group met).
 local now = now_ms()
+local moved = {}
 local ids = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now + tonumber(ARGV[1]), 'LIMIT', 0, tonumber(ARGV[2]))
 for _, id in ipairs(ids) do
   local rec = redis.call('HGET', KEYS[1], id)
@@ -19,8 +23,9 @@ for _, id in ipairs(ids) do
       r.due = now
       redis.call('HSET', KEYS[1], id, encode(r))
     end
-    redis.call('RPUSH', KEYS[3], id)
+    moved[#moved + 1] = id
   end
   redis.call('ZREM', KEYS[2], id)
 end
+push_ready(moved, KEYS[4], KEYS[3], KEYS[5], KEYS[6])
 return #ids

@@ -62,7 +62,7 @@ for i = 0, n - 1 do
   if redis.call('HSETNX', KEYS[1], id, record) == 0 then
     local old = replace ~= 'n' and claim_of(redis.call('HGET', KEYS[10], id))
     if old and old.hold ~= FREE then
-      status = queue_successor(KEYS[9], id, record, replace)
+      status = queue_successor(KEYS[9], id, record, replace, group)
     elseif replace ~= '1' then
       status = 0
     else

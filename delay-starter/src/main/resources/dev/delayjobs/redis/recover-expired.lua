@@ -24,7 +24,8 @@
 -- KEYS[14] group-held: hash, group -> held jobs: lowered for each grouped job handed back or buried
 -- KEYS[15] schedules: hash: a job buried here that is a tick of one of them ...
 -- KEYS[16] schedule-outcomes: hash: ... gets the outcome 'dead' (see _ticks.lua)
--- KEYS[17..] active: the active:<instance> lists of the instances the caller found expired in
+-- KEYS[17] groups: hash, id -> group (grouped jobs only): a successor taking a buried job's key writes its own
+-- KEYS[18..] active: the active:<instance> lists of the instances the caller found expired in
 --   KEYS[1] just before (expired-instances.lua). An expired instance whose list is not
 --   declared (its lease ran out after that read) is left for the next call.
 -- ARGV[1] active-prefix: prefix of the active lists
@@ -47,8 +48,9 @@ local now = now_ms()
 local max_attempts = tonumber(ARGV[2])
 local instances = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, 100)
 local declared = {}
-for i = 17, #KEYS do declared[KEYS[i]] = true end
-local q = { jobs = KEYS[4], delayed = KEYS[10], ready = KEYS[3], errors = KEYS[6], successors = KEYS[11], claims = KEYS[12] }
+for i = 18, #KEYS do declared[KEYS[i]] = true end
+local q = { jobs = KEYS[4], delayed = KEYS[10], ready = KEYS[3], errors = KEYS[6], successors = KEYS[11], claims = KEYS[12],
+            groups = KEYS[17], rotation = KEYS[13], held = KEYS[14] }
 local fence_kept_until = now + tonumber(ARGV[3])
 local budget = tonumber(ARGV[4])
 local requeued, buried, forgotten, more = 0, 0, 0, 0

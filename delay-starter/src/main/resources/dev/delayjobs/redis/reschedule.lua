@@ -1,15 +1,20 @@
---! include: _clock, _record, _claims, _wake
--- reschedule: gives a waiting job (DELAYED or READY) a new due time.
+--! include: _clock, _record, _claims, _wake, _groups
+-- reschedule: gives a waiting job (DELAYED or READY) a new due time; a DELAYED job made due goes to
+-- its group's ready list (see _groups.lua).
 -- KEYS[1] jobs: hash
 -- KEYS[2] delayed: zset
 -- KEYS[3] ready: list
 -- KEYS[4] dead: zset
 -- KEYS[5] claims: hash, id -> claim entry (see _claims.lua)
+-- KEYS[6] groups: hash, id -> group (grouped jobs only)
+-- KEYS[7] groups-ready: zset, the rotation of groups with ready jobs
+-- KEYS[8] group-held: hash, group -> held jobs ('' -> the rotation's turn counter)
 -- ARGV[1] id
 -- ARGV[2] mode: 'd' (delay ms from now) or 'a' (absolute epoch ms)
 -- ARGV[3] time
 -- ARGV[4] wake: the wake channel
--- Returns 1 if rescheduled, 0 if absent, held by a consumer (RUNNING or PREFETCHED) or dead. Cost: O(log N).
+-- Returns 1 if rescheduled, 0 if absent, held by a consumer (RUNNING or PREFETCHED) or dead.
+-- Cost: O(log N + log G) for G groups with ready jobs.
 local c = claim_of(redis.call('HGET', KEYS[5], ARGV[1]))
 if (c and c.hold ~= FREE) or redis.call('ZSCORE', KEYS[4], ARGV[1]) then return 0 end
 local rec = redis.call('HGET', KEYS[1], ARGV[1])
@@ -25,7 +30,7 @@ redis.call('HSET', KEYS[1], ARGV[1], encode(r))
 if due <= now then
   if was_delayed then
     redis.call('ZREM', KEYS[2], ARGV[1])
-    redis.call('RPUSH', KEYS[3], ARGV[1])
+    push_ready({ ARGV[1] }, KEYS[6], KEYS[3], KEYS[7], KEYS[8])
   end
 else
   redis.call('ZADD', KEYS[2], due, ARGV[1])

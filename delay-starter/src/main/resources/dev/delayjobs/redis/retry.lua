@@ -12,6 +12,7 @@
 -- KEYS[10] group-held: hash, group -> held jobs: lowered for a grouped job (see _groups.lua)
 -- KEYS[11] schedules: hash: a job that is a tick of one of them ...
 -- KEYS[12] schedule-outcomes: hash: ... gets the outcome 'retrying' (see _ticks.lua)
+-- KEYS[13] groups: hash, id -> group (grouped jobs only): a successor taking the key writes its own
 -- ARGV[1] id
 -- ARGV[2] gen: the gen claimed
 -- ARGV[3] error: the error text
@@ -27,7 +28,8 @@ local held, c = let_go_of_claim(KEYS[1], ARGV[1], redis.call('HGET', KEYS[8], AR
 if not held or not c or c.hold ~= RUNNING then return 0 end
 end_group_hold(c, KEYS[10], KEYS[9])
 if successor_takes_over({ jobs = KEYS[2], delayed = KEYS[3], ready = KEYS[6], errors = KEYS[4], successors = KEYS[7],
-                          claims = KEYS[8], wake = ARGV[5] }, ARGV[1], true) then return 1 end
+                          claims = KEYS[8], groups = KEYS[13], rotation = KEYS[9], held = KEYS[10], wake = ARGV[5] },
+                        ARGV[1], true) then return 1 end
 c.hold = FREE
 put_claim(KEYS[8], ARGV[1], c)
 local old_head = head_score(KEYS[3])

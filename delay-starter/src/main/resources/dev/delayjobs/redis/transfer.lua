@@ -14,16 +14,7 @@ local now = now_ms()
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[1]))
 if #due > 0 then
   call_in_chunks('ZREM', KEYS[1], due)
-  if redis.call('EXISTS', KEYS[3]) == 1 then
-    local groups = {}
-    for i = 1, #due, 1000 do
-      local part = redis.call('HMGET', KEYS[3], unpack(due, i, math.min(i + 999, #due)))
-      for _, g in ipairs(part) do groups[#groups + 1] = g end
-    end
-    push_by_group(due, groups, KEYS[2], KEYS[4], KEYS[5], false)
-  else
-    call_in_chunks('RPUSH', KEYS[2], due)
-  end
+  push_ready(due, KEYS[3], KEYS[2], KEYS[4], KEYS[5])
 end
 local next_due = head_score(KEYS[1]) or -1
 return { #due, next_due, now }

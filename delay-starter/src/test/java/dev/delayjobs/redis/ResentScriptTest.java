@@ -78,7 +78,7 @@ class ResentScriptTest {
         List<Object> first = LuaScript.load(Script.CLAIM).run(script, Mode.READ_WRITE, ReturnType.LIST, keys, args);
         List<Object> copy = LuaScript.load(Script.CLAIM).run(script, Mode.READ_WRITE, ReturnType.LIST, keys, args);
 
-        assertThat(first.subList(3, first.size())).as("two ids, records and claim states").hasSize(6);
+        assertThat(first.subList(3, first.size())).as("two ids, records, claim states and groups").hasSize(8);
         assertThat(copy).isEqualTo(first);
         assertThat(redisson.getList(k.active("i1"), StringCodec.INSTANCE).size()).as("two held, not four").isEqualTo(2);
         assertThat(store.stats("q").ready()).isEqualTo(1);
