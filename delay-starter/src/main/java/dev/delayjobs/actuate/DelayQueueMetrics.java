@@ -33,6 +33,7 @@ import io.micrometer.core.instrument.binder.MeterBinder;
  * instances together (every instance reports the same value);
  * <li>{@code delay.queue.oldest.overdue{queue}}: how long the oldest due job has waited for a consumer;
  * <li>{@code delay.queue.consumers{queue}}: consumer instances with a live lease;
+ * <li>{@code delay.queue.groups{queue}}: groups with ready jobs (the default group not counted);
  * <li>{@code delay.jobs.published|completed|retried|dead{queue}}: counters of this instance;
  * <li>{@code delay.handler.duration{queue, outcome}}: handler time of this instance;
  * <li>{@code delay.jobs.lateness{queue}}: handler start minus due time, with percentiles;
@@ -182,6 +183,11 @@ public class DelayQueueMetrics implements MeterBinder, DelayQueueObserver, Smart
             Gauge.builder("delay.queue.consumers", this, m -> read(queue, stats -> stats.instances().size()))
                     .tag("queue", queue)
                     .description("Consumer instances holding a lease on the queue")
+                    .register(registry);
+            Gauge.builder("delay.queue.groups", this, m -> read(queue, QueueStats::groups))
+                    .tag("queue", queue)
+                    .description("Groups of the queue with ready jobs, or parked at their group-concurrency limit "
+                            + "(the default group not counted)")
                     .register(registry);
             Gauge.builder("delay.queue.paused", this, m -> read(queue, stats -> stats.control().paused() ? 1 : 0))
                     .tag("queue", queue)

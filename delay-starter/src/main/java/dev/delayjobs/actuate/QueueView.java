@@ -30,10 +30,18 @@ import dev.delayjobs.redis.QueueStats;
  * @param redissonDelayedQueue for a queue in compatibility mode, what is still in the Redisson
  *     {@code RDelayedQueue}; null for a native queue
  * @param partitions for a queue laid out in several partitions, the counts of each; null otherwise
+ * @param groups groups with ready jobs (or parked at their group-concurrency limit), the default
+ *     group not counted
+ * @param largestGroups the {@value #LARGEST_GROUPS} groups with the most ready jobs among those
+ *     measured (the first {@value QueueStats#GROUPS_READ} of each partition's rotation), most first
  */
 public record QueueView(long delayed, long ready, long running, long dead, Instant nextDueAt, long oldestOverdueMillis,
         List<Consumer> consumers, Map<String, Long> totals, boolean localHandler, boolean paused, Instant pausedAt,
-        String rateLimit, boolean rateLimitSetAtRuntime, String mode, BridgedQueueView redissonDelayedQueue, List<PartitionView> partitions) {
+        String rateLimit, boolean rateLimitSetAtRuntime, String mode, BridgedQueueView redissonDelayedQueue, List<PartitionView> partitions,
+        long groups, List<GroupView> largestGroups) {
+
+    /** How many groups {@code largestGroups} lists at most. */
+    static final int LARGEST_GROUPS = 10;
 
     static QueueView of(PartitionedStats partitioned, boolean localHandler, RateLimit configuredLimit) {
         QueueStats stats = partitioned.total();
@@ -54,7 +62,19 @@ public record QueueView(long delayed, long ready, long running, long dead, Insta
                 partitioned.partitions().size() == 1 ? null : partitioned.partitions().stream()
                         .map(p -> new PartitionView(p.name(), p.slot(), p.stats().delayed(), p.stats().ready(),
                                 p.stats().running(), p.stats().dead(), p.stats().oldestLatenessMillis()))
-                        .toList());
+                        .toList(),
+                stats.groups(), stats.readyGroups().stream().limit(LARGEST_GROUPS)
+                        .map(g -> new GroupView(g.group(), g.ready())).toList());
+    }
+
+    /**
+     * A group of the queue.
+     *
+     * @param group its name
+     * @param ready its ready jobs (ids in its ready list; stale ones, cancelled or rescheduled since,
+     *     included until a claim meets them)
+     */
+    public record GroupView(String group, long ready) {
     }
 
     /**

@@ -20,7 +20,7 @@ import dev.delayjobs.redis.PublishOutcome;
 
 /**
  * The storing half of a publish, once every argument is checked: the jobs go to Redis in chunks of
- * at most {@value #BATCH_CHUNK}, each job to the partition its id maps to (one shared script call
+ * at most {@value #BATCH_CHUNK}, each job to the partition its group, or its id when it has none, maps to (one shared script call
  * per partition, {@link PublishCoalescer}), routed again when another application laid the queue
  * out anew; a generated id that met an existing job is drawn again.
  */
@@ -152,7 +152,7 @@ final class RoutedPublish {
     }
 
     /**
-     * Stores jobs in the partitions their ids map to, one call per partition, and returns their
+     * Stores jobs in the partitions their groups (or ids) map to, one call per partition, and returns their
      * outcomes in order. A publish that meets a layout changed by another application stored nothing
      * in that partition: the jobs not stored yet are routed again by the new layout.
      */
@@ -215,13 +215,13 @@ final class RoutedPublish {
         return queues.layoutChanged(queue, ex.partitions());
     }
 
-    /** The positions of the jobs not stored yet, by the index of the partition their ids map to. */
+    /** The positions of the jobs not stored yet, by the index of the partition their groups (or ids) map to. */
     private static Map<Integer, List<Integer>> unstoredByPartition(QueueLayout layout, List<NewJob> jobs,
             PublishOutcome[] outcomes) {
         Map<Integer, List<Integer>> byPartition = new TreeMap<>();
         for (int i = 0; i < jobs.size(); i++) {
             if (outcomes[i] == null) {
-                byPartition.computeIfAbsent(layout.indexOf(jobs.get(i).id()), p -> new ArrayList<>()).add(i);
+                byPartition.computeIfAbsent(layout.indexOf(jobs.get(i).id(), jobs.get(i).group()), p -> new ArrayList<>()).add(i);
             }
         }
         return byPartition;

@@ -22,9 +22,10 @@ import dev.delayjobs.redis.RedisJobStore;
 
 /**
  * What is asked of a whole queue, whatever its partitions: the operations on one job go to the
- * partition its id maps to; an operation on the whole queue (counts, dead set, pause, resume, rate
+ * partition its id maps to first, and to the others when it is not there (a grouped job is in its
+ * group's partition); an operation on the whole queue (counts, dead set, pause, resume, rate
  * limit, and the test support's fast-forward and clear) runs on every partition through
- * {@link #onEveryPartition}, the one place that fans out.
+ * {@link #onEveryPartition}.
  */
 public final class PartitionedQueues {
 
@@ -83,17 +84,33 @@ public final class PartitionedQueues {
     }
 
     /**
-     * Runs {@code lookup} in the partition of job {@code id}; when it finds nothing and the queue
-     * turns out to be laid out anew since this application read its layout, once more in the
-     * partition the id maps to now.
+     * Runs {@code lookup} where job {@code id} may be: its own partition first (an ungrouped job's),
+     * then the others in order until one finds it (a grouped job is in its group's partition, which
+     * the caller does not name); when none does and the queue turns out to be laid out anew since
+     * this application read its layout, the same in the new layout. A hit costs one call when the
+     * job is ungrouped, a miss one call per partition.
      */
     private <T> T byId(QueueName queue, String id, Function<Partition, T> lookup, Predicate<T> found) {
         QueueLayout layout = layout(queue);
-        T result = lookup.apply(layout.partitionOf(id));
+        T result = inEveryPartition(layout, id, lookup, found);
         if (!found.test(result)) {
             QueueLayout now = layouts.recheck(queue, layout);
             if (now != null) {
-                return lookup.apply(now.partitionOf(id));
+                return inEveryPartition(now, id, lookup, found);
+            }
+        }
+        return result;
+    }
+
+    private static <T> T inEveryPartition(QueueLayout layout, String id, Function<Partition, T> lookup, Predicate<T> found) {
+        Partition own = layout.partitionOf(id);
+        T result = lookup.apply(own);
+        for (Partition partition : layout.all()) {
+            if (found.test(result)) {
+                return result;
+            }
+            if (!partition.equals(own)) {
+                result = lookup.apply(partition);
             }
         }
         return result;
@@ -123,13 +140,26 @@ public final class PartitionedQueues {
     /** {@link #byId} without waiting: the same lookups, each sent when the one before answered. */
     private <T> CompletableFuture<T> byIdAsync(QueueName queue, String id, Function<Partition, CompletableFuture<T>> lookup,
             Predicate<T> found) {
-        return layoutAsync(queue).thenCompose(layout -> lookup.apply(layout.partitionOf(id)).thenCompose(result -> {
+        return layoutAsync(queue).thenCompose(layout -> inEveryPartitionAsync(layout, id, lookup, found).thenCompose(result -> {
             if (found.test(result)) {
                 return CompletableFuture.completedFuture(result);
             }
             return layouts.recheckAsync(queue, layout).thenCompose(now -> now == null ? CompletableFuture.completedFuture(result)
-                    : lookup.apply(now.partitionOf(id)));
+                    : inEveryPartitionAsync(now, id, lookup, found));
         }));
+    }
+
+    private static <T> CompletableFuture<T> inEveryPartitionAsync(QueueLayout layout, String id,
+            Function<Partition, CompletableFuture<T>> lookup, Predicate<T> found) {
+        Partition own = layout.partitionOf(id);
+        CompletableFuture<T> result = lookup.apply(own);
+        for (Partition partition : layout.all()) {
+            if (!partition.equals(own)) {
+                result = result.thenCompose(before -> found.test(before) ? CompletableFuture.completedFuture(before)
+                        : lookup.apply(partition));
+            }
+        }
+        return result;
     }
 
     /** Names of every queue published to or consumed under this prefix. */
@@ -204,6 +234,11 @@ public final class PartitionedQueues {
         return byPartition(queue, ids, (partition, some) -> store.deadJobs().delete(partition.name(), some));
     }
 
+    /**
+     * Applies {@code change} to the dead jobs {@code ids} in the partitions of their ids (an
+     * ungrouped job's); when fewer are done than asked, to all of them in every other partition too
+     * (a grouped job is in its group's partition; an id that is not dead there is passed over).
+     */
     private long byPartition(QueueName queue, List<String> ids, DeadSetChange change) {
         QueueLayout layout = layout(queue);
         if (ids.isEmpty()) {
@@ -215,6 +250,14 @@ public final class PartitionedQueues {
         long done = 0;
         for (Map.Entry<Partition, List<String>> entry : grouped.entrySet()) {
             done += change.apply(entry.getKey(), entry.getValue());
+        }
+        if (done < ids.size() && layout.size() > 1) {
+            for (Partition partition : layout.all()) {
+                List<String> elsewhere = ids.stream().filter(id -> !layout.partitionOf(id).equals(partition)).toList();
+                if (!elsewhere.isEmpty()) {
+                    done += change.apply(partition, elsewhere);
+                }
+            }
         }
         return done;
     }

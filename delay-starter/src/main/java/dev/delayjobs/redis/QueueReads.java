@@ -106,14 +106,19 @@ final class QueueReads {
     QueueStats stats(String queue) {
         QueueKeys k = keys(queue);
         List<Object> keys = new ArrayList<>(k.of(k.delayed(), k.ready(), k.dead(), k.stats(), k.instances(), k.workers(),
-                k.jobs(), k.control(), k.claims()));
+                k.jobs(), k.control(), k.claims(), k.groupsReady()));
         keys.addAll(activeLists(k, consumerInstances(queue, false)));
         List<Object> r = call("read the counts of", queue, () -> QUEUE_STATS.run(script, Mode.READ_WRITE, ReturnType.LIST,
-                keys, k.activePrefix(), Integer.toString(HELD_IDS_READ)));
+                keys, k.activePrefix(), Integer.toString(HELD_IDS_READ), Integer.toString(QueueStats.GROUPS_READ)));
         List<Object> counts = (List<Object>) r.get(0);
         List<Object> control = (List<Object>) r.get(3);
         List<Object> totals = (List<Object>) r.get(1);
         List<Object> members = (List<Object>) r.get(2);
+        List<Object> groups = (List<Object>) r.get(4);
+        List<QueueStats.ReadyGroup> readyGroups = new ArrayList<>();
+        for (int i = 1; i + 1 < groups.size(); i += 2) {
+            readyGroups.add(new QueueStats.ReadyGroup((String) groups.get(i), asLong(groups.get(i + 1))));
+        }
         Map<String, Long> totalsByName = new LinkedHashMap<>();
         for (String name : List.of("published", "completed", "retried", "dead")) {
             totalsByName.put(name, 0L);
@@ -128,7 +133,7 @@ final class QueueReads {
         }
         QueueStats stats = new QueueStats(asLong(counts.get(0)), asLong(counts.get(1)), asLong(counts.get(2)),
                 asLong(counts.get(3)), asLong(counts.get(4)), asLong(counts.get(5)), asLong(counts.get(6)), totalsByName,
-                instances, QueueControls.parse(control.get(0), control.get(1)), null);
+                instances, QueueControls.parse(control.get(0), control.get(1)), null, asLong(groups.get(0)), readyGroups);
         String bridged = bridgedLists.get(queue);
         return bridged == null ? stats : stats.bridging(bridged, redissonQueues.depth(bridged));
     }

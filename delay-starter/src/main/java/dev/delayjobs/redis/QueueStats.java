@@ -26,10 +26,38 @@ import dev.delayjobs.DelayQueueControl.QueueControlState;
  * @param control whether the queue is paused, and its runtime rate limit
  * @param bridge for a queue that bridges a Redisson {@code RDelayedQueue}, that queue's own depth,
  *     which the counts above include; {@code null} for a native queue
+ * @param groups groups with ready jobs (or parked at their group-concurrency limit), the default
+ *     group not counted
+ * @param readyGroups the ready jobs of the groups measured: the first {@link #GROUPS_READ}
+ *     of each partition's rotation (the next to be served), largest first; {@code ready} includes
+ *     theirs, not those of groups beyond
  */
 public record QueueStats(long serverNow, long delayed, long ready, long running, long dead, long nextDueAt,
         long oldestWaitingDueAt, Map<String, Long> totals, List<ConsumerInstance> instances, QueueControlState control,
-        @Nullable BridgedDepth bridge) {
+        @Nullable BridgedDepth bridge, long groups, List<ReadyGroup> readyGroups) {
+
+    /**
+     * The most groups of a partition's rotation whose ready lists one stats call measures
+     * (queue-stats.lua): {@code groups} counts them all, {@code ready} and {@code readyGroups}
+     * cover these.
+     */
+    public static final int GROUPS_READ = 100;
+
+    public QueueStats {
+        readyGroups = readyGroups.stream().sorted(LARGEST_FIRST).toList();
+    }
+
+    private static final java.util.Comparator<ReadyGroup> LARGEST_FIRST = java.util.Comparator
+            .comparingLong(ReadyGroup::ready).reversed().thenComparing(ReadyGroup::group);
+
+    /**
+     * A group and its ready jobs.
+     *
+     * @param group its name
+     * @param ready ids in its ready list, stale ones (cancelled or rescheduled since) included
+     */
+    public record ReadyGroup(String group, long ready) {
+    }
 
     /**
      * These counts with those of the Redisson queue over {@code target} added: its waiting elements
@@ -41,14 +69,15 @@ public record QueueStats(long serverNow, long delayed, long ready, long running,
         long oldest = depth.nextDueAt() >= 0 && depth.nextDueAt() <= serverNow
                 ? earliest(oldestWaitingDueAt, depth.nextDueAt()) : oldestWaitingDueAt;
         return new QueueStats(serverNow, delayed + depth.delayed(), ready + depth.ready(), running, dead, next, oldest,
-                totals, instances, control, new BridgedDepth(target, depth.delayed(), depth.ready(), depth.nextDueAt()));
+                totals, instances, control, new BridgedDepth(target, depth.delayed(), depth.ready(), depth.nextDueAt()), groups,
+                readyGroups);
     }
 
     /**
      * The counts of several partitions of one queue as the queue's: sums, the earliest due times,
      * each consumer instance once (it consumes every partition with the same workers, and holds what
      * it holds in all of them), and the first partition's control state (controls are set on every
-     * partition at once).
+     * partition at once); the groups of all partitions (a group's ready jobs are in one partition).
      */
     public static QueueStats sum(List<QueueStats> partitions) {
         if (partitions.size() == 1) {
@@ -63,7 +92,11 @@ public record QueueStats(long serverNow, long delayed, long ready, long running,
         long oldestWaiting = -1;
         Map<String, Long> totals = new LinkedHashMap<>();
         Map<String, ConsumerInstance> instances = new LinkedHashMap<>();
+        long groups = 0;
+        List<ReadyGroup> readyGroups = new ArrayList<>();
         for (QueueStats s : partitions) {
+            groups += s.groups();
+            readyGroups.addAll(s.readyGroups());
             now = Math.max(now, s.serverNow());
             delayed += s.delayed();
             ready += s.ready();
@@ -78,7 +111,7 @@ public record QueueStats(long serverNow, long delayed, long ready, long running,
             }
         }
         return new QueueStats(now, delayed, ready, running, dead, nextDue, oldestWaiting, totals,
-                new ArrayList<>(instances.values()), partitions.get(0).control(), null);
+                new ArrayList<>(instances.values()), partitions.get(0).control(), null, groups, readyGroups);
     }
 
     private static long earliest(long a, long b) {

@@ -43,8 +43,8 @@ enum Script {
     PUBLISH(keys("jobs", "delayed", "ready", "stats", "dead", "errors", "memo", "control", "successors", "claims", "groups",
             "groups-ready", "group-held"),
             args("wake", "count", "partitions").each("id", "mode", "time", "replace", "payload", "group")),
-    QUEUE_STATS(keys("delayed", "ready", "dead", "stats", "instances", "workers", "jobs", "control", "claims").each("active"),
-            args("active-prefix", "most-held-ids")),
+    QUEUE_STATS(keys("delayed", "ready", "dead", "stats", "instances", "workers", "jobs", "control", "claims", "groups-ready")
+            .each("active"), args("active-prefix", "most-held-ids", "groups-read")),
     RATE_LIMIT(keys("control"), args("permits", "window-ms", "channel")),
     RECORD_LAYOUT(keys("layouts"), args("partitions", "queue")),
     RECORD_PARTITION_LAYOUT(keys("control"), args("partitions")),

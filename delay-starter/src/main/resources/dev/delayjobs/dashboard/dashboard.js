@@ -209,6 +209,7 @@
     if (name !== selected || cursor !== (deadCursors.length ? deadCursors[deadCursors.length - 1] : null)) {
       return; // another queue or page was chosen while this one was read: the next refresh shows it
     }
+    renderGroups(report.stats);
     document.getElementById('dead-total').textContent = '(' + report.dead.total + ')';
     renderDeadPaging(report.dead);
     const jobs = new Map(report.dead.jobs.map(job => [job.id, job]));
@@ -290,6 +291,15 @@
             + new Date(s.lastDeclared).toLocaleString() + '; it ticks until removed';
         }
       });
+  }
+
+  // The queue's groups: how many have ready jobs, and the largest (no buttons: rows are rebuilt).
+  function renderGroups(view) {
+    const groups = view.groups || 0;
+    document.getElementById('groups').hidden = groups === 0;
+    document.getElementById('groups-total').textContent = '(' + groups + ')';
+    document.querySelector('#largest-groups tbody').replaceChildren(...(view.largestGroups || []).map(group =>
+      el('tr', { 'data-group': group.group }, el('td', { class: 'id' }, group.group), el('td', { class: 'num' }, group.ready))));
   }
 
   function select(name) {

@@ -9,20 +9,27 @@
 -- KEYS[7] jobs: hash
 -- KEYS[8] control: hash (see pause.lua)
 -- KEYS[9] claims: hash, id -> claim entry (see _claims.lua)
--- KEYS[10..] active: the active:<instance> lists of the instances the caller read from KEYS[5] just
+-- KEYS[10] groups-ready: zset, the rotation of groups with ready jobs (see _groups.lua); the ready
+--   lists of the groups read from it (ready:<g>) are in this slot, named from KEYS[2]
+-- KEYS[11..] active: the active:<instance> lists of the instances the caller read from KEYS[5] just
 --   before; an instance that entered after that read is shown holding 0 jobs
 -- ARGV[1] active-prefix: prefix of the active lists
 -- ARGV[2] most-held-ids: most held ids whose claim entries are read in this call: the held ids
 --   beyond it (all instances together, in lease order) count as running, not told apart from
 --   prefetched ones
+-- ARGV[3] groups-read: most groups of the rotation whose ready lists are measured (the first, by
+--   turn: the next to be served, parked ones last)
 -- Held jobs are counted from their claim entries, never their records: the one record read is the
 -- head of ready's (for its due time).
 -- Returns { {now, delayed, ready (PREFETCHED jobs included), running, dead, next due or -1, due time
 -- of the oldest waiting job (ready or PREFETCHED) or -1, held ids not read (counted as running)},
 -- {stat name, value, ...}, {instance, lease deadline, workers, held jobs (RUNNING and PREFETCHED), of
--- which PREFETCHED, ...}, {paused at or false, runtime rate limit or false} }.
--- Cost: O(I + min(H, ARGV[2])) for I consumer instances holding H jobs, and one record; independent
--- of the backlog and of the held jobs' payloads.
+-- which PREFETCHED, ...}, {paused at or false, runtime rate limit or false}, {groups with ready jobs
+-- (named ones in the rotation, parked ones included), group, its ready ids (stale ones included),
+-- ...: the named groups of the first ARGV[3] members} }. The ready count includes the ids of those
+-- groups' lists, not those of the groups beyond.
+-- Cost: O(I + min(H, ARGV[2]) + min(G, ARGV[3]) + log G) for I consumer instances holding H jobs and
+-- G groups in the rotation, and one record; independent of the backlog and of the held jobs' payloads.
 local now = now_ms()
 local next_due = head_score(KEYS[1]) or -1
 local oldest = -1
@@ -63,7 +70,7 @@ local function count_held(active)
   return held, prefetched - before
 end
 local declared = {}
-for i = 10, #KEYS do declared[KEYS[i]] = true end
+for i = 11, #KEYS do declared[KEYS[i]] = true end
 local members = redis.call('ZRANGE', KEYS[5], 0, -1, 'WITHSCORES')
 for i = 1, #members, 2 do
   local active = ARGV[1] .. members[i]
@@ -75,8 +82,23 @@ for i = 1, #members, 2 do
   instances[#instances + 1] = held
   instances[#instances + 1] = buffered
 end
-return { { now, redis.call('ZCARD', KEYS[1]), redis.call('LLEN', KEYS[2]) + prefetched, running, redis.call('ZCARD', KEYS[3]),
+-- the groups with ready jobs: how many, and the ready lists of the first ARGV[3] in turn
+local groups = { redis.call('ZCARD', KEYS[10]) }
+local grouped_ready = 0
+if groups[1] > 0 then
+  if redis.call('ZSCORE', KEYS[10], '') then groups[1] = groups[1] - 1 end
+  for _, g in ipairs(redis.call('ZRANGE', KEYS[10], 0, tonumber(ARGV[3]) - 1)) do
+    if g ~= '' then
+      local n = redis.call('LLEN', KEYS[2] .. ':' .. g)
+      grouped_ready = grouped_ready + n
+      groups[#groups + 1] = g
+      groups[#groups + 1] = n
+    end
+  end
+end
+return { { now, redis.call('ZCARD', KEYS[1]), redis.call('LLEN', KEYS[2]) + prefetched + grouped_ready, running, redis.call('ZCARD', KEYS[3]),
            next_due, oldest, unread },
          redis.call('HGETALL', KEYS[4]),
          instances,
-         redis.call('HMGET', KEYS[8], 'paused', 'rate') }
+         redis.call('HMGET', KEYS[8], 'paused', 'rate'),
+         groups }

@@ -7,6 +7,10 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.ConfigurableApplicationContext;
 
+import tools.jackson.databind.JsonNode;
+
+import dev.delayjobs.DelayPublisher;
+import dev.delayjobs.PublishRequest;
 import dev.delayjobs.test.Http;
 import dev.delayjobs.test.TestApps;
 import dev.delayjobs.test.TestRedis;
@@ -51,6 +55,26 @@ class DashboardPageTest {
             // the script says so in words: "The delayqueues endpoint is not exposed over HTTP"
             assertThat(new Http(app).get("/delay-jobs/dashboard.js").body())
                     .contains("add delayqueues to management.endpoints.web.exposure.include");
+        }
+    }
+
+    @Test
+    void theQueuePageShowsTheGroupsCountAndTheLargestGroupsTheEndpointReports() {
+        try (ConfigurableApplicationContext app = TestApps.runWeb(TestRedis.uniquePrefix(), List.of(),
+                "delay.dashboard.enabled=true", "management.endpoints.web.exposure.include=delayqueues")) {
+            DelayPublisher publisher = app.getBean(DelayPublisher.class);
+            publisher.publishAll("shops", List.of(PublishRequest.of(1).group("shop-1"), PublishRequest.of(2).group("shop-1"),
+                    PublishRequest.of(3).group("shop-2")));
+            Http http = new Http(app);
+            // what the script reads: the queue report's stats.groups and stats.largestGroups
+            JsonNode stats = http.get("/actuator/delayqueues/shops").json().get("stats");
+            assertThat(stats.get("groups").asLong()).isEqualTo(2);
+            assertThat(stats.get("largestGroups").get(0).get("group").asText()).isEqualTo("shop-1");
+            assertThat(stats.get("largestGroups").get(0).get("ready").asLong()).isEqualTo(2);
+            assertThat(http.get("/delay-jobs/").body()).contains("id=\"groups\"").contains("id=\"groups-total\"")
+                    .contains("id=\"largest-groups\"");
+            assertThat(http.get("/delay-jobs/dashboard.js").body()).contains("renderGroups(report.stats)")
+                    .contains("view.largestGroups").contains("view.groups");
         }
     }
 }
