@@ -1,9 +1,13 @@
 package dev.delayjobs.benchmark;
 
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntFunction;
+
+import com.sun.management.OperatingSystemMXBean;
 
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
@@ -22,15 +26,17 @@ import dev.delayjobs.embeddedredis.RedisServerProcess;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * What one upcaster in the chain costs a consumer: {@value #JOBS} due jobs drained by handlers that
- * do nothing, once from a queue whose jobs are at the handler's version and once from a queue whose
- * jobs are one version older (one upcaster: a field renamed, one added), alternated 3 times in one
- * application on one Redis. Run with
+ * What one upcaster in the chain costs a consumer: {@code -Djobs} (default 100,000) due jobs drained
+ * by handlers that do nothing, once from a queue whose jobs are at the handler's version and once from
+ * a queue whose jobs are one version older (one upcaster: a field renamed, one added), 3 runs in one
+ * application on one Redis, the order of the two swapped every run so that neither always drains
+ * second on a warmer JVM. Besides handled/s it gives the consumer JVM's CPU time per job (all its
+ * threads), which a machine shared with other work disturbs less than the rate. Run with
  * {@code java -cp delay-benchmark/target/delay-benchmark.jar -Dloader.main=dev.delayjobs.benchmark.UpcasterCost org.springframework.boot.loader.launch.PropertiesLauncher}.
  */
 public final class UpcasterCost {
 
-    private static final int JOBS = 20_000;
+    private static final int JOBS = Integer.getInteger("jobs", 100_000);
 
     record Current(long orderId, String customer, String currency, String note) {
     }
@@ -78,22 +84,35 @@ public final class UpcasterCost {
                         .run()) {
             System.out.println("# upcaster cost: " + JOBS + " due jobs per run drained by no-op handlers, concurrency 8, "
                     + "Redis " + redis.address() + ", " + Runtime.getRuntime().availableProcessors() + " cores");
-            System.out.println("| run | jobs at | handled/s |");
-            System.out.println("|---|---|---|");
+            System.out.println("| run | jobs at | handled/s | consumer CPU µs/job |");
+            System.out.println("|---|---|---|---|");
             drain(app, "plain", i -> new Current(i, "Ada Lovelace", "EUR", "x".repeat(40))); // warm-up
             drain(app, "upcast", i -> new OrderV1(i, "Ada Lovelace", "x".repeat(40)));
             for (int run = 1; run <= 3; run++) {
-                System.out.printf("| %d | handler's version (no upcaster) | %,.0f |%n", run,
-                        drain(app, "plain", i -> new Current(i, "Ada Lovelace", "EUR", "x".repeat(40))));
-                System.out.printf("| %d | one version older (1 upcaster) | %,.0f |%n", run,
-                        drain(app, "upcast", i -> new OrderV1(i, "Ada Lovelace", "x".repeat(40))));
+                boolean upcastFirst = run % 2 == 0;
+                for (int turn = 0; turn < 2; turn++) {
+                    if ((turn == 0) == upcastFirst) {
+                        Drained d = drain(app, "upcast", i -> new OrderV1(i, "Ada Lovelace", "x".repeat(40)));
+                        System.out.printf("| %d | one version older (1 upcaster) | %,.0f | %.1f |%n", run, d.perSecond(), d.cpuMicrosPerJob());
+                    }
+                    else {
+                        Drained d = drain(app, "plain", i -> new Current(i, "Ada Lovelace", "EUR", "x".repeat(40)));
+                        System.out.printf("| %d | handler's version (no upcaster) | %,.0f | %.1f |%n", run, d.perSecond(), d.cpuMicrosPerJob());
+                    }
+                }
             }
         }
     }
 
-    /** Publishes the jobs to the paused queue, resumes it and returns the jobs handled per second until the last. */
-    private static double drain(ConfigurableApplicationContext app, String queue,
-            java.util.function.IntFunction<Object> payload) throws InterruptedException {
+    record Drained(double perSecond, double cpuMicrosPerJob) {
+    }
+
+    /**
+     * Publishes the jobs to the paused queue, resumes it and returns the jobs handled per second until
+     * the last, and this JVM's CPU time per job over the same span.
+     */
+    private static Drained drain(ConfigurableApplicationContext app, String queue,
+            IntFunction<Object> payload) throws InterruptedException {
         DelayPublisher publisher = app.getBean(DelayPublisher.class);
         DelayQueueControl control = app.getBean(DelayQueueControl.class);
         AtomicInteger handled = app.getBean(ConsumerApp.class).handled;
@@ -107,11 +126,14 @@ public final class UpcasterCost {
             }
         }
         handled.set(0);
+        OperatingSystemMXBean os = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+        long cpuStart = os.getProcessCpuTime();
         long start = System.nanoTime();
         control.resume(queue);
         while (handled.get() < JOBS) {
             Thread.sleep(1);
         }
-        return JOBS / ((System.nanoTime() - start) / 1e9);
+        double seconds = (System.nanoTime() - start) / 1e9;
+        return new Drained(JOBS / seconds, (os.getProcessCpuTime() - cpuStart) / 1e3 / JOBS);
     }
 }
