@@ -66,6 +66,7 @@ public final class RequestMemoCost {
             double seconds = (System.nanoTime() - start) / 1e9;
             long withMemos = usedMemory(resp);
             long memoKeys = memoKeys(resp);
+            long[] memos = memos(resp);
             long waited = waitForNoMemo(resp);
             long jobsOnly = usedMemory(resp);
             System.out.printf("# request memo cost: Redis %s, %,d single publishes in %.1f s (%,.0f/s), 100-byte payloads%n",
@@ -74,9 +75,10 @@ public final class RequestMemoCost {
             System.out.println("| figure | value |");
             System.out.println("|---|---|");
             System.out.printf("| memo keys when the last publish returned | %,d |%n", memoKeys);
+            System.out.printf("| memos then (longest TTL %,d ms) | %,d |%n", memos[1], memos[0]);
             System.out.printf("| bytes per pending job, memos live | %.0f |%n", (withMemos - before) / (double) JOBS);
             System.out.printf("| bytes per pending job, memos expired (%d s later) | %.0f |%n", waited / 1000, (jobsOnly - before) / (double) JOBS);
-            System.out.printf("| bytes per memo | %.1f |%n", (withMemos - jobsOnly) / (double) JOBS);
+            System.out.printf("| bytes per memo | %.1f |%n", (withMemos - jobsOnly) / (double) memos[0]);
         }
     }
 
@@ -87,15 +89,30 @@ public final class RequestMemoCost {
 
     /** Memo keys now ({@code *req:*}). */
     private static long memoKeys(RespClient resp) {
-        long keys = 0;
+        return memoKeyNames(resp).size();
+    }
+
+    private static List<String> memoKeyNames(RespClient resp) {
+        List<String> keys = new ArrayList<>();
         String cursor = "0";
         do {
             List<?> reply = (List<?>) resp.call("SCAN", cursor, "MATCH", "*req:*", "COUNT", "10000");
             cursor = reply.get(0).toString();
-            keys += ((List<?>) reply.get(1)).size();
+            ((List<?>) reply.get(1)).forEach(key -> keys.add(key.toString()));
         }
         while (!cursor.equals("0"));
         return keys;
+    }
+
+    /** Memos now: a string key each (before buckets), or the fields of the bucket hashes; and the longest TTL. */
+    private static long[] memos(RespClient resp) {
+        long memos = 0;
+        long longestTtl = 0;
+        for (String key : memoKeyNames(resp)) {
+            memos += "hash".equals(resp.text("TYPE", key)) ? ((Number) resp.call("HLEN", key)).longValue() : 1;
+            longestTtl = Math.max(longestTtl, ((Number) resp.call("PTTL", key)).longValue());
+        }
+        return new long[] { memos, longestTtl };
     }
 
     /** Waits until every memo key has expired and been deleted; returns the ms waited. */
