@@ -89,7 +89,7 @@ public final class MemoryPolicies {
             return "it evicts any key, job records and queue lists included: jobs would be deleted silently";
         }
         if (policy.startsWith("volatile-")) {
-            // job keys never carry a TTL; the request memos (SET PX) and rate logs (PEXPIRE) do
+            // job keys never carry a TTL; the request memo buckets and rate logs (PEXPIRE) do
             return "it evicts keys that carry a TTL. No job key has one, so jobs are kept, but the request memos and "
                     + "rate-limit logs do: a publish or claim that Redisson resends after a timeout may then run twice "
                     + "(a job published without a key stored twice), and a rate limit may let more jobs start";

@@ -50,7 +50,8 @@ final class PublishCalls {
 
     CompletableFuture<List<PublishOutcome>> publishAsync(QueueKeys k, int partitions, List<NewJob> jobs) {
         String queue = k.queue();
-        Object[] args = new Object[3 + jobs.size() * 6];
+        RequestMemo.Request request = RequestMemo.request();
+        Object[] args = new Object[3 + jobs.size() * 6 + 1];
         args[0] = k.wakeChannel();
         args[1] = Integer.toString(jobs.size());
         args[2] = Integer.toString(partitions);
@@ -63,7 +64,8 @@ final class PublishCalls {
             args[i++] = job.payload();
             args[i++] = job.group() == null ? "" : job.group();
         }
-        List<Object> keyList = k.of(k.jobs(), k.delayed(), k.ready(), k.stats(), k.dead(), k.errors(), k.request(RequestMemo.requestId()),
+        args[i] = request.field();
+        List<Object> keyList = k.of(k.jobs(), k.delayed(), k.ready(), k.stats(), k.dead(), k.errors(), k.request(request),
                 k.control(), k.successors(), k.claims(), k.groups(), k.groupsReady(), k.groupHeld());
         ReplicaConfirmation confirmation = confirmations.apply(queue);
         CompletableFuture<List<Object>> reply;

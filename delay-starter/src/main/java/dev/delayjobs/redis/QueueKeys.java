@@ -90,9 +90,17 @@ record QueueKeys(String prefix, String queue) {
         return activePrefix() + instance;
     }
 
-    /** The memo of one publish, claim or cancel call, so that a resent copy does not run again (see _memo.lua). */
-    String request(String requestId) {
-        return base() + "req:" + requestId;
+    /**
+     * The memo bucket named {@code bucket}: a hash of the memos of the publish, claim and cancel
+     * calls of one send-time window and sub-bucket, so that a resent copy does not run again (see
+     * _memo.lua and {@link RequestMemo.Request}).
+     */
+    String request(String bucket) {
+        return base() + "req:" + bucket;
+    }
+
+    String request(RequestMemo.Request request) {
+        return request(request.bucket());
     }
 
     /** The operator's settings of the queue: paused, resumed, runtime rate limit (see pause.lua). */

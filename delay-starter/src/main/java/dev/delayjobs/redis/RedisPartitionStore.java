@@ -80,14 +80,15 @@ public final class RedisPartitionStore implements PartitionStore {
     public Claim claim(ClaimRequest request) {
         String instance = request.instance();
         RateLimitArgs limit = RateLimitArgs.of(request);
+        RequestMemo.Request memo = RequestMemo.claimRequest();
         List<Object> r = RedisCalls.call("claim from", queue, () -> claimScript.run(script, Mode.READ_WRITE, ReturnType.LIST,
                 k.of(k.ready(), k.active(instance), k.jobs(), k.delayed(), k.dead(), k.errors(), k.stats(),
-                        k.instances(), k.claimFences(), k.request(RequestMemo.requestId()), k.control(), k.rateLog(),
+                        k.instances(), k.claimFences(), k.request(memo), k.control(), k.rateLog(),
                         k.claims(), k.groups(), k.groupsReady(), k.groupHeld()),
                 Integer.toString(request.max()), instance, Long.toString(request.lease().toMillis()),
                 Long.toString(request.epoch()), Integer.toString(longestRecord), limit.permits(), limit.windowMs(),
                 Integer.toString(request.partition()), Integer.toString(request.partitions()),
-                Integer.toString(request.start()), Integer.toString(request.groupLimit())));
+                Integer.toString(request.start()), Integer.toString(request.groupLimit()), memo.field()));
         List<StoredJob> jobs = new ArrayList<>((r.size() - 3) / 4);
         Set<String> suspects = Set.of();
         // per job: id, record, ar, group ('' the default group)

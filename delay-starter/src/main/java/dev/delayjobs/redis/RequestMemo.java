@@ -178,13 +178,44 @@ public final class RequestMemo {
         }
     }
 
+    /** How long the send time of the requests that share a memo bucket spans. */
+    static final long BUCKET_WINDOW_MS = 1_000;
     /**
-     * Names one publish, claim or cancel call. Redisson resends a script whose reply timed out, and
-     * every copy runs once Redis answers again: the copies carry the same id, so only the first acts.
+     * Buckets per window for publishes and cancels: up to 32 x 512 = 16,384 calls a second into one
+     * partition keep every bucket under {@code hash-max-listpack-entries} (512), where a memo costs
+     * ~20 bytes; above, a bucket turns into a hash table (~60 bytes a memo).
      */
-    static String requestId() {
-        byte[] bytes = new byte[12];
-        ThreadLocalRandom.current().nextBytes(bytes);
-        return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+    static final int BUCKETS = 32;
+    /** Buckets per window for claims: fewer calls, and a reply of several ids makes the hash a hash table anyway. */
+    static final int CLAIM_BUCKETS = 8;
+
+    /** A publish or cancel request, with a memo bucket of the current window. */
+    static Request request() {
+        return Request.draw("p", BUCKETS, System.currentTimeMillis());
+    }
+
+    /** A claim request: claims have buckets of their own, so that their long replies leave the others' compact. */
+    static Request claimRequest() {
+        return Request.draw("c", CLAIM_BUCKETS, System.currentTimeMillis());
+    }
+
+    /**
+     * Names one publish, claim or cancel call: its memo is field {@code field} of the hash
+     * {@code bucket} ({@link QueueKeys#request(String)}). Redisson resends a script whose reply timed
+     * out, and every copy runs once Redis answers again: the copies carry the same bucket and field,
+     * so only the first acts. The bucket is one of a few per send-time window, at random, so that
+     * each stays small; the window's second only names it (the bucket's TTL is Redis's, see _memo.lua).
+     */
+    record Request(String bucket, String field) {
+
+        /** A new request of family {@code family} ({@code p} or {@code c}) sent at {@code nowMs}. */
+        static Request draw(String family, int buckets, long nowMs) {
+            ThreadLocalRandom random = ThreadLocalRandom.current();
+            // 72 random bits: two requests of one bucket (a few hundred) never draw the same field
+            byte[] bytes = new byte[9];
+            random.nextBytes(bytes);
+            return new Request(family + ":" + Long.toString(nowMs / BUCKET_WINDOW_MS, 36) + ":" + random.nextInt(buckets),
+                    Base64.getUrlEncoder().withoutPadding().encodeToString(bytes));
+        }
     }
 }

@@ -21,11 +21,11 @@ enum Script {
     BURY(keys("active", "jobs", "dead", "errors", "stats", "delayed", "ready", "successors", "claims", "groups-ready",
             "group-held", "schedules", "schedule-outcomes", "groups"),
             args("id", "gen", "error", "attempt", "wake")),
-    CANCEL(keys("jobs", "delayed", "dead", "errors", "memo", "successors", "claims", "groups"), args("id")),
+    CANCEL(keys("jobs", "delayed", "dead", "errors", "memo", "successors", "claims", "groups"), args("id").last("memo")),
     CLAIM(keys("ready", "active", "jobs", "delayed", "dead", "errors", "stats", "instances", "fences", "memo", "control",
             "rate-log", "claims", "groups", "groups-ready", "group-held"),
             args("n", "instance", "lease-ms", "epoch", "longest", "permits", "window-ms", "partition", "partitions", "start",
-                    "group-limit")),
+                    "group-limit").last("memo")),
     CLOSE_LAYOUT(keys("control", "jobs", "delayed", "ready", "dead", "instances"), args("old", "new", "side", "instance")),
     CONSUMER_INSTANCES(keys("instances"), args()),
     CONTROL_STATE(keys("control"), args()),
@@ -42,7 +42,7 @@ enum Script {
     PAYLOAD_VERSIONS(keys("delayed", "ready", "jobs"), args("most-jobs", "most-bytes")),
     PUBLISH(keys("jobs", "delayed", "ready", "stats", "dead", "errors", "memo", "control", "successors", "claims", "groups",
             "groups-ready", "group-held"),
-            args("wake", "count", "partitions").each("id", "mode", "time", "replace", "payload", "group")),
+            args("wake", "count", "partitions").each("id", "mode", "time", "replace", "payload", "group").last("memo")),
     QUEUE_STATS(keys("delayed", "ready", "dead", "stats", "instances", "workers", "jobs", "control", "claims", "groups-ready")
             .each("active"), args("active-prefix", "most-held-ids", "groups-read")),
     RATE_LIMIT(keys("control"), args("permits", "window-ms", "channel")),
@@ -105,24 +105,33 @@ enum Script {
 
     /**
      * The names of a script's KEYS or ARGV: {@code fixed} at positions 1 to n, then {@code each}
-     * repeated to the end (any number of times, none included), or nothing more when it is empty.
+     * repeated (any number of times, none included), then {@code last} (at most one name: the request
+     * memo field of the scripts that include {@code _memo.lua}, {@code -- ARGV[last] memo} in the header).
      */
-    record Names(List<String> fixed, List<String> each) {
+    record Names(List<String> fixed, List<String> each, List<String> last) {
+
+        Names(List<String> fixed, List<String> each) {
+            this(fixed, each, List.of());
+        }
 
         Names each(String... names) {
-            return new Names(fixed, List.of(names));
+            return new Names(fixed, List.of(names), last);
+        }
+
+        Names last(String name) {
+            return new Names(fixed, each, List.of(name));
         }
 
         /** Whether a call with {@code count} values fits. */
         boolean fits(int count) {
-            int tail = count - fixed.size();
+            int tail = count - fixed.size() - last.size();
             return each.isEmpty() ? tail == 0 : tail >= 0 && tail % each.size() == 0;
         }
 
         @Override
         public String toString() {
             return String.join(", ", fixed) + (each.isEmpty() ? "" : (fixed.isEmpty() ? "" : ", ") + "then (" + String.join(", ", each)
-                    + ") repeated");
+                    + ") repeated") + (last.isEmpty() ? "" : ", then " + last.get(0) + " last");
         }
     }
 

@@ -5,11 +5,12 @@
 -- KEYS[2] delayed: zset
 -- KEYS[3] dead: zset
 -- KEYS[4] errors: hash
--- KEYS[5] memo: the memo of this request (string; see replayed() in _memo.lua)
+-- KEYS[5] memo: the request's memo bucket (hash; see replayed() in _memo.lua)
 -- KEYS[6] successors: hash
 -- KEYS[7] claims: hash, id -> claim entry (see _claims.lua): deleted with the job
 -- KEYS[8] groups: hash, id -> group (grouped jobs only): deleted with the job
 -- ARGV[1] id
+-- ARGV[last] memo: the request's field in the memo bucket (_memo.lua)
 -- A job's successor (a keyed publish that met it held, see _successors.lua) is cancelled with it, and
 -- alone when the job is held: the held job runs on and is not followed.
 -- Returns 1 if cancelled (the job, or the successor of a held one), 0 if absent, held by a consumer

@@ -13,7 +13,7 @@
 -- KEYS[7] stats: hash
 -- KEYS[8] instances: zset, instance -> lease deadline
 -- KEYS[9] fences: hash, instance -> oldest claim epoch accepted
--- KEYS[10] memo: the memo of this request (string; see replayed() in _memo.lua): a resent copy takes
+-- KEYS[10] memo: the request's memo bucket (hash; see replayed() in _memo.lua): a resent copy takes
 --   no more jobs; it returns the jobs the first run took (their ids are kept, the records read again)
 -- KEYS[11] control: hash (see pause.lua)
 -- KEYS[12] rate-log: zset, one member per job started, score = when
@@ -34,6 +34,7 @@
 --   permits start (permits / count, the first permits % count partitions one more)
 -- ARGV[10] start: how many of the jobs taken start now (n: all of them)
 -- ARGV[11] group-limit: most jobs of one group held at once, all instances ('0': no limit)
+-- ARGV[last] memo: the request's field in the memo bucket (_memo.lua)
 -- A paused queue (control has 'paused') gives nothing. A rate limit (the runtime one in control, else the
 -- configured one) lets at most `permits` jobs start in any window, all instances together: the rate log
 -- keeps when each of the last window's jobs was claimed.

@@ -6,7 +6,7 @@
 -- KEYS[4] stats: hash
 -- KEYS[5] dead: zset
 -- KEYS[6] errors: hash
--- KEYS[7] memo: the memo of this request (string; see replayed() in _memo.lua): a resent copy
+-- KEYS[7] memo: the request's memo bucket (hash; see replayed() in _memo.lua): a resent copy
 --   returns the first run's statuses, so a publish is never read as meeting its own job (a
 --   generated id drawn again would make a duplicate)
 -- KEYS[8] control: hash (see pause.lua): its 'partitions' field, when set, is how many partitions
@@ -26,6 +26,7 @@
 --   the payload and its group ('' for the default group). A grouped job's group is stored in
 --   groups, and when due it goes to its group's ready list (_groups.lua); a replacement without a
 --   group deletes the old one's.
+-- ARGV[last] memo: the request's field in the memo bucket (_memo.lua)
 -- A keyed publish ('0' or '1') that meets its job held by a consumer (RUNNING or PREFETCHED) is
 -- stored as the key's successor (queue_successor), or applied to the successor waiting already.
 -- Returns per job: 1 created, 2 replaced an existing job, 0 kept the existing job (or successor),

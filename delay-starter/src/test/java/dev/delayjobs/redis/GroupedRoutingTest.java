@@ -172,7 +172,7 @@ class GroupedRoutingTest {
         List<Object> keys = k.of(k.ready(), k.active("i1"), k.jobs(), k.delayed(), k.dead(), k.errors(), k.stats(),
                 k.instances(), k.claimFences(), k.request("c-1"), k.control(), k.rateLog(), k.claims(), k.groups(), k.groupsReady(),
                 k.groupHeld());
-        Object[] args = { "1", "i1", "10000", "1", "100000", "0", "0", "0", "1", "1", "0" };
+        Object[] args = { "1", "i1", "10000", "1", "100000", "0", "0", "0", "1", "1", "0", "c-1" };
         var script = redisson.getScript(StringCodec.INSTANCE);
         List<Object> first = LuaScript.load(Script.CLAIM).run(script, org.redisson.api.RScript.Mode.READ_WRITE,
                 org.redisson.api.RScript.ReturnType.LIST, keys, args);

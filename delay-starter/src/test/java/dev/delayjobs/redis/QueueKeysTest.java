@@ -32,7 +32,8 @@ class QueueKeysTest {
         QueueKeys k = new QueueKeys("app", p);
         assertThat(k.jobs()).isEqualTo("app:{orders#1.11}:jobs");
         assertThat(k.dead()).isEqualTo("app:{orders#1.11}:dead");
-        for (String key : new String[] { k.jobs(), k.dead(), k.stats(), k.rateLog(), k.request("r") }) {
+        for (String key : new String[] { k.jobs(), k.dead(), k.stats(), k.rateLog(), k.request(RequestMemo.request()),
+                k.request(RequestMemo.claimRequest()) }) {
             assertThat(dev.delayjobs.queue.ClusterSlot.of(key)).as(key).isEqualTo(p.slot());
         }
         assertThat(QueueKeys.layouts("app")).isEqualTo("app:partitions");

@@ -41,9 +41,9 @@ class ResentScriptTest {
 
     @Test
     void aResentPublishStoresOneJobAndAnswersCreatedAgain() {
-        List<Object> keys = k.of(k.jobs(), k.delayed(), k.ready(), k.stats(), k.dead(), k.errors(), k.request("p-1"),
+        List<Object> keys = k.of(k.jobs(), k.delayed(), k.ready(), k.stats(), k.dead(), k.errors(), k.request("p:test:1"),
                 k.control(), k.successors(), k.claims(), k.groups(), k.groupsReady(), k.groupHeld());
-        Object[] args = { k.wakeChannel(), "1", "1", "gen-id-1", "d", "60000", "0", "\"x\"", "" };
+        Object[] args = { k.wakeChannel(), "1", "1", "gen-id-1", "d", "60000", "0", "\"x\"", "", "p-1" };
         List<Object> first = LuaScript.load(Script.PUBLISH).run(script, Mode.READ_WRITE, ReturnType.LIST, keys, args);
         List<Object> copy = LuaScript.load(Script.PUBLISH).run(script, Mode.READ_WRITE, ReturnType.LIST, keys, args);
 
@@ -56,9 +56,9 @@ class ResentScriptTest {
     void aResentPublishThatMetAHeldJobAnswersQueuedAgainNotKept() {
         store.publish("q", List.of(new NewJob("k", true, 0, false, "\"old\"")));
         store.partition(whole("q")).claim(request("i1", 1, Duration.ofSeconds(10), 1));
-        List<Object> keys = k.of(k.jobs(), k.delayed(), k.ready(), k.stats(), k.dead(), k.errors(), k.request("p-2"),
+        List<Object> keys = k.of(k.jobs(), k.delayed(), k.ready(), k.stats(), k.dead(), k.errors(), k.request("p:test:1"),
                 k.control(), k.successors(), k.claims(), k.groups(), k.groupsReady(), k.groupHeld());
-        Object[] args = { k.wakeChannel(), "1", "1", "k", "d", "0", "0", "\"new\"", "" };
+        Object[] args = { k.wakeChannel(), "1", "1", "k", "d", "0", "0", "\"new\"", "", "p-2" };
         List<Object> first = LuaScript.load(Script.PUBLISH).run(script, Mode.READ_WRITE, ReturnType.LIST, keys, args);
         List<Object> copy = LuaScript.load(Script.PUBLISH).run(script, Mode.READ_WRITE, ReturnType.LIST, keys, args);
 
@@ -72,9 +72,9 @@ class ResentScriptTest {
         store.publish("q", List.of(new NewJob("a", true, 0, false, "1"), new NewJob("b", true, 0, false, "2"),
                 new NewJob("c", true, 0, false, "3")));
         List<Object> keys = k.of(k.ready(), k.active("i1"), k.jobs(), k.delayed(), k.dead(), k.errors(), k.stats(),
-                k.instances(), k.claimFences(), k.request("c-1"), k.control(), k.rateLog(), k.claims(), k.groups(), k.groupsReady(), k.groupHeld());
+                k.instances(), k.claimFences(), k.request("c:test:1"), k.control(), k.rateLog(), k.claims(), k.groups(), k.groupsReady(), k.groupHeld());
         // under a rate limit of 3 a minute, which the copy must not spend twice
-        Object[] args = { "2", "i1", "10000", "1", "100000", "3", "60000", "0", "1", "2", "0" };
+        Object[] args = { "2", "i1", "10000", "1", "100000", "3", "60000", "0", "1", "2", "0", "c-1" };
         List<Object> first = LuaScript.load(Script.CLAIM).run(script, Mode.READ_WRITE, ReturnType.LIST, keys, args);
         List<Object> copy = LuaScript.load(Script.CLAIM).run(script, Mode.READ_WRITE, ReturnType.LIST, keys, args);
 
@@ -101,9 +101,9 @@ class ResentScriptTest {
     @Test
     void aResentCancelAnswersThatItCancelled() {
         store.publish("q", List.of(new NewJob("a", true, 60_000, false, "1")));
-        List<Object> keys = k.of(k.jobs(), k.delayed(), k.dead(), k.errors(), k.request("x-1"), k.successors(), k.claims(), k.groups());
-        Long first = LuaScript.load(Script.CANCEL).run(script, Mode.READ_WRITE, ReturnType.LONG, keys, "a");
-        Long copy = LuaScript.load(Script.CANCEL).run(script, Mode.READ_WRITE, ReturnType.LONG, keys, "a");
+        List<Object> keys = k.of(k.jobs(), k.delayed(), k.dead(), k.errors(), k.request("p:test:1"), k.successors(), k.claims(), k.groups());
+        Long first = LuaScript.load(Script.CANCEL).run(script, Mode.READ_WRITE, ReturnType.LONG, keys, "a", "x-1");
+        Long copy = LuaScript.load(Script.CANCEL).run(script, Mode.READ_WRITE, ReturnType.LONG, keys, "a", "x-1");
 
         assertThat(first).isEqualTo(1L);
         assertThat(copy).isEqualTo(1L);

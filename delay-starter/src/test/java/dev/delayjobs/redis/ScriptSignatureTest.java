@@ -24,9 +24,12 @@ import org.junit.jupiter.api.Test;
  */
 class ScriptSignatureTest {
 
-    /** {@code -- KEYS[3] name: text}, {@code -- ARGV[2..] a, b, c: text} (a tail repeated to the end). */
+    /**
+     * {@code -- KEYS[3] name: text}, {@code -- ARGV[2..] a, b, c: text} (a tail repeated), {@code -- ARGV[last] name: text}
+     * (after everything else).
+     */
     private static final Pattern DECLARED = Pattern.compile(
-            "-- (KEYS|ARGV)\\[(\\d+)(\\.\\.)?] ([a-z][a-z0-9-]*(?:, [a-z][a-z0-9-]*)*)(?::.*)?");
+            "-- (KEYS|ARGV)\\[(\\d+|last)(\\.\\.)?] ([a-z][a-z0-9-]*(?:, [a-z][a-z0-9-]*)*)(?::.*)?");
     /** A literal position read by the code, KEYS[3] or ARGV[10]. */
     private static final Pattern USED = Pattern.compile("\\b(KEYS|ARGV)\\[(\\d+)]");
 
@@ -74,14 +77,14 @@ class ScriptSignatureTest {
 
     @Test
     void aCallThatDoesNotFitTheHeaderIsRefusedBeforeItIsSent() {
-        // claim.lua reads ARGV[1] to ARGV[10]: nine arguments would leave it reading nil halfway
+        // claim.lua reads ARGV[1] to ARGV[11], then its memo field: ten arguments would read a job count as the field
         List<Object> keys = new ArrayList<>();
         for (int i = 0; i < 16; i++) {
             keys.add("k" + i);
         }
-        assertThatThrownBy(() -> LuaScript.load(Script.CLAIM).run(null, null, null, keys, "1", "i", "1", "1", "1", "0", "0", "0", "1"))
+        assertThatThrownBy(() -> LuaScript.load(Script.CLAIM).run(null, null, null, keys, "1", "i", "1", "1", "1", "0", "0", "0", "1", "m"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("claim.lua takes KEYS ready, active")
-                .hasMessageContaining("16 key(s) and 9 argument(s)");
+                .hasMessageContaining("then memo last").hasMessageContaining("16 key(s) and 10 argument(s)");
         assertThatThrownBy(() -> LuaScript.load(Script.ACK).run(null, null, null, keys.subList(0, 8), "wake", "id", "gen"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("then (id, gen, attempt) repeated");
     }
@@ -90,15 +93,22 @@ class ScriptSignatureTest {
     private static Script.Names declared(Script script, List<String> header, String kind) {
         List<String> fixed = new ArrayList<>();
         List<String> each = List.of();
+        List<String> last = List.of();
         for (String line : header) {
             Matcher m = DECLARED.matcher(line);
             if (!line.startsWith("-- " + kind + "[")) {
                 continue;
             }
             assertThat(m.matches()).as("%s.lua: '%s' is not '-- %s[n] name: ...'", script.file(), line, kind).isTrue();
+            assertThat(last).as("%s.lua: %s after the last", script.file(), line).isEmpty();
+            List<String> names = List.of(m.group(4).split(", "));
+            if (m.group(2).equals("last")) {
+                assertThat(names).as("%s.lua: %s names one position", script.file(), line).hasSize(1);
+                last = names;
+                continue;
+            }
             assertThat(each).as("%s.lua: %s after the tail", script.file(), line).isEmpty();
             assertThat(Integer.parseInt(m.group(2))).as("%s.lua: %s out of order", script.file(), line).isEqualTo(fixed.size() + 1);
-            List<String> names = List.of(m.group(4).split(", "));
             if (m.group(3) != null) {
                 each = names;
             }
@@ -107,7 +117,7 @@ class ScriptSignatureTest {
                 fixed.add(names.get(0));
             }
         }
-        return new Script.Names(List.copyOf(fixed), each);
+        return new Script.Names(List.copyOf(fixed), each, last);
     }
 
     /** The comment lines a script starts with (its include directive aside). */
