@@ -45,7 +45,8 @@
 -- claimer told so claims again above that fence.
 -- The instance is entered in instances if missing (it may have been presumed dead and removed),
 -- so that no active list exists without a lease that would let another instance recover it.
--- Ready may hold stale ids (a job cancelled, rescheduled or replaced after it became ready): an id
+-- Ready's head may be the wake marker (_wake_marker.lua): it is dropped first. Ready may hold stale
+-- ids (a job cancelled, rescheduled or replaced after it became ready): an id
 -- whose record is gone, delayed, dead or already held (its claim entry says so) is dropped here. A record that is not in
 -- the job format (written by hand, or corrupted) goes to the dead set, never to a consumer.
 -- The ready ids are popped, read and checked a batch at a time (LPOP count, HMGET of records and of
@@ -158,6 +159,8 @@ if permits > 0 then
   end
   wanted = math.min(wanted, allowed, start_now)
 end
+-- the wake marker has done its work: this claim runs (see _wake_marker.lua)
+drop_wake(KEYS[1])
 local VISITS = 32
 local taken, popped = 0, 0
 local seen, fields, ids = {}, {}, {}
