@@ -17,6 +17,9 @@ import org.redisson.api.redisnode.RedisNode;
 import org.redisson.api.redisnode.RedisNodes;
 import org.redisson.client.codec.StringCodec;
 
+import dev.delayjobs.partition.QueueLayout;
+import dev.delayjobs.queue.Partition;
+import dev.delayjobs.queue.QueueName;
 import dev.delayjobs.store.ClaimRequest;
 import dev.delayjobs.store.StoredJob;
 import dev.delayjobs.test.TestRedis;
@@ -119,6 +122,28 @@ class GroupedWakeTest {
         claim("i1", 4, 2);
         assertThat(redisson.getKeys().countExists(k.ready())).as("no marker left in ready").isZero();
         assertThat(store.stats("q").ready()).isZero();
+    }
+
+    @Test
+    void eachPartitionIsWokenInItsOwnReadyList() {
+        List<Partition> partitions = QueueLayout.of(QueueName.of("q"), 2).all();
+        Partition second = partitions.get(1);
+        store.publish(second.name(), 2, List.of(new NewJob("a-0", true, 0, false, "1").inGroup("a")));
+        for (Partition partition : partitions) {
+            QueueKeys keys = new QueueKeys(prefix, partition);
+            assertThat(redisson.<String>getList(keys.ready(), StringCodec.INSTANCE).readAll()).as(partition.name())
+                    .isEqualTo(partition.equals(second) ? List.of("") : List.of());
+        }
+        assertThat(store.partition(second).awaitReady(WAIT)).isTrue();
+    }
+
+    @Test
+    void aMarkerAloneDoesNotHoldBackALayoutChange() {
+        publish("a", "a-0", 0);
+        assertThat(store.cancel("q", "a-0")).isTrue();
+        assertThat(readyList()).containsExactly("");
+        assertThat(new QueueLayoutStore(redisson, prefix).close(QueueName.of("q"), 2, 1, "i1").any())
+                .as("nothing waits in the queue: its partition closes for the new layout").isFalse();
     }
 
     /** A consumer's wait on ready, started and blocked in Redis before this returns (as far as Redis shows). */
