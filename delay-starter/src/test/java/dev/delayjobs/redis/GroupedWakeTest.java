@@ -93,6 +93,9 @@ class GroupedWakeTest {
         QueueStats stats = store.stats("q");
         assertThat(stats.ready()).isEqualTo(1);
         assertThat(stats.oldestWaitingDueAt()).as("the oldest default job read behind the marker").isPositive();
+        PayloadVersionCounts versions = store.payloadVersions("q");
+        assertThat(versions.waiting()).as("waiting in ready and delayed: none-0").isEqualTo(1);
+        assertThat(versions.read()).as("none-0 read, not the marker").isEqualTo(1);
     }
 
     @Test
