@@ -2,7 +2,7 @@
 -- ready list alone (BLMOVE ready ready, up to 1 s). Grouped jobs go to their groups' lists, so a
 -- script that makes one ready, or puts a parked group back in turn, while ready is empty pushes
 -- WAKE onto ready: the waiting consumers return at once and claim. WAKE is never a job id (ids are
--- not blank); a claim drops it before it takes anything (a stale id, had one missed it: no record).
+-- not blank); a claim drops it before it visits the groups, or pops it as a stale id (no record).
 -- At most one is in ready, always at its head: it is pushed only onto an empty list, and a push
 -- onto the front of ready drops it first (the ids pushed wake the consumers themselves). Counts of
 -- ready leave it out. Each partition has its own ready list: the scripts wake their own.
