@@ -1,4 +1,4 @@
---! include: _chunks
+--! include: _chunks, _wake_marker
 -- Groups (docs/architecture.md#groups): the ready ids of group g are in the list <ready>:<g>, those of
 -- the default group ('' here, no group given) in the queue's ready list as before. The rotation is a
 -- zset of the groups that have ready jobs (the default group as ''), score = turn: the claim serves
@@ -20,13 +20,15 @@ local function next_turn(held_key)
 end
 
 -- Ends the hold of claim c (its entry's group, see _claims.lua) on its group's held count, and puts
--- the group back in turn if it was parked. Call before c.hold becomes FREE or its entry is deleted.
-local function end_group_hold(c, held_key, rotation_key)
+-- the group back in turn if it was parked, waking the consumers that wait on ready_key (the queue's
+-- ready list; _wake_marker.lua). Call before c.hold becomes FREE or its entry is deleted.
+local function end_group_hold(c, held_key, rotation_key, ready_key)
   if not c or c.hold == 0 or not c.group then return end
   if redis.call('HINCRBY', held_key, c.group, -1) <= 0 then redis.call('HDEL', held_key, c.group) end
   local score = redis.call('ZSCORE', rotation_key, c.group)
   if score and tonumber(score) >= PARKED then
     redis.call('ZADD', rotation_key, 'XX', next_turn(held_key), c.group)
+    wake_consumers(ready_key)
   end
 end
 
@@ -40,7 +42,8 @@ end
 -- Pushes ids onto their groups' ready lists (RPUSH, or LPUSH when front) and puts those groups in
 -- the rotation; groups[i] is the group of ids[i] (false or '': the default group). The default
 -- group joins the rotation only once other groups are in it (claim.lua adds it then), so an
--- ungrouped queue never has one.
+-- ungrouped queue never has one. Consumers waiting on ready are woken when grouped ids are pushed
+-- (_wake_marker.lua: one LLEN).
 local function push_by_group(ids, groups, ready_key, rotation_key, held_key, front)
   local lists, order = {}, {}
   for i, id in ipairs(ids) do
@@ -54,11 +57,13 @@ local function push_by_group(ids, groups, ready_key, rotation_key, held_key, fro
     list[#list + 1] = id
   end
   local cmd = front and 'LPUSH' or 'RPUSH'
+  if front and lists[''] then drop_wake(ready_key) end
   for _, g in ipairs(order) do
     local list = lists[g]
     for i = 1, #list, 1000 do redis.call(cmd, group_list(ready_key, g), unpack(list, i, math.min(i + 999, #list))) end
     if g ~= '' then into_rotation(rotation_key, held_key, g) end
   end
+  if #order > 1 or (order[1] and order[1] ~= '') then wake_consumers(ready_key) end
 end
 
 -- Pushes ids that a script makes ready (a requeue, a reschedule to now, a fast-forward, a successor

@@ -31,7 +31,7 @@ local function hand_back(claims_key, ready_key, group_keys, active, ids, whole, 
         seen[id] = true
         local started = c.hold == RUNNING
         local group = c.group
-        end_group_hold(c, group_keys.held, group_keys.rotation)
+        end_group_hold(c, group_keys.held, group_keys.rotation, ready_key)
         c.hold = FREE
         -- not started as far as Redis knows: its start mark may have been lost in the crash
         if not started and crashed then c.suspect = 1 end
@@ -67,6 +67,7 @@ local function hand_back(claims_key, ready_key, group_keys, active, ids, whole, 
   if any_group then
     push_by_group(back, back_groups, ready_key, group_keys.rotation, group_keys.held, true)
   elseif #back > 0 then
+    drop_wake(ready_key)
     call_in_chunks('LPUSH', ready_key, back)
   end
   return #back, died

@@ -37,7 +37,7 @@ for k, id in ipairs(ids) do
     seen[claim] = true
     local held, c = let_go_of_claim(KEYS[1], id, entries[k], ARGV[3 * k], ARGV[3 * k + 1])
     if held and c and c.hold == RUNNING then
-      end_group_hold(c, KEYS[11], KEYS[10])
+      end_group_hold(c, KEYS[11], KEYS[10], KEYS[6])
       done[#done + 1] = id
     end
   end

@@ -26,7 +26,7 @@
 -- only the caller that still holds this claim may move the job (let_go_of_claim in _ownership.lua)
 local held, c = let_go_of_claim(KEYS[1], ARGV[1], redis.call('HGET', KEYS[9], ARGV[1]), ARGV[2], ARGV[4])
 if not held or not c or c.hold ~= RUNNING then return 0 end
-end_group_hold(c, KEYS[11], KEYS[10])
+end_group_hold(c, KEYS[11], KEYS[10], KEYS[7])
 c.hold = FREE
 put_claim(KEYS[9], ARGV[1], c)
 redis.call('HINCRBY', KEYS[5], 'dead', 1)

@@ -45,7 +45,9 @@
 -- claimer told so claims again above that fence.
 -- The instance is entered in instances if missing (it may have been presumed dead and removed),
 -- so that no active list exists without a lease that would let another instance recover it.
--- Ready may hold stale ids (a job cancelled, rescheduled or replaced after it became ready): an id
+-- Ready's head may be the wake marker (_wake_marker.lua): dropped before the groups are visited, or
+-- popped as a stale id (it has no record). Ready may hold stale ids (a job cancelled, rescheduled or
+-- replaced after it became ready): an id
 -- whose record is gone, delayed, dead or already held (its claim entry says so) is dropped here. A record that is not in
 -- the job format (written by hand, or corrupted) goes to the dead set, never to a consumer.
 -- The ready ids are popped, read and checked a batch at a time (LPOP count, HMGET of records and of
@@ -244,6 +246,8 @@ if not any_groups or redis.call('ZCARD', KEYS[15]) == 0 then
   take(KEYS[1], '', wanted)
 else
   local limit = tonumber(ARGV[11])
+  -- the wake marker has done its work (this claim runs), and must not count as the default group's turn
+  drop_wake(KEYS[1])
   if redis.call('LLEN', KEYS[1]) > 0 then into_rotation(KEYS[15], KEYS[16], '') end
   local visiting = redis.call('ZRANGEBYSCORE', KEYS[15], '-inf', '(' .. PARKED, 'LIMIT', 0, VISITS)
   local share = math.ceil(wanted / math.max(1, #visiting))

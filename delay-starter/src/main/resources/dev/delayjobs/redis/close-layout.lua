@@ -1,4 +1,4 @@
---! include: _clock
+--! include: _clock, _wake_marker
 -- close-layout: the first step of laying a queue out in another number of partitions (then
 -- record-partition-layout.lua and record-layout.lua record the change, or the caller opens what it closed again).
 -- On a partition of the old layout ('old'): closes it to publishes routed by the old count (its
@@ -12,7 +12,7 @@
 -- KEYS[1] control: hash (see pause.lua)
 -- KEYS[2] jobs: hash
 -- KEYS[3] delayed: zset
--- KEYS[4] ready: list
+-- KEYS[4] ready: list (its wake marker is no job: _wake_marker.lua)
 -- KEYS[5] dead: zset
 -- KEYS[6] instances: zset, instance -> lease deadline
 -- ARGV[1] old: the old count
@@ -32,7 +32,7 @@ if ARGV[3] == 'new' then
 end
 redis.call('HSET', KEYS[1], 'partitions', new)
 local delayed = redis.call('ZCARD', KEYS[3])
-local ready = redis.call('LLEN', KEYS[4])
+local ready = ready_length(KEYS[4])
 local dead = redis.call('ZCARD', KEYS[5])
 -- every job has a record; those neither delayed, ready nor dead are held by consumers
 local held = math.max(0, redis.call('HLEN', KEYS[2]) - delayed - ready - dead)

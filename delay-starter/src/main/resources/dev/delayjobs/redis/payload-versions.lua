@@ -1,8 +1,9 @@
+--! include: _wake_marker
 -- payload-versions: how many waiting jobs (ready and delayed) are at each payload version, from a
 -- bounded read (read-only; for the endpoint, which caches it). A record's version is its 'pv' header
 -- (see JobEnvelope and PayloadVersions); a record without one is at version 1.
 -- KEYS[1] delayed: zset
--- KEYS[2] ready: list
+-- KEYS[2] ready: list (its wake marker, at its head when there, is skipped: _wake_marker.lua)
 -- KEYS[3] jobs: hash
 -- ARGV[1] most-jobs: most waiting ids looked at: all of them when there are no more, else the head of
 --   ready (up to half) and ids spread evenly over delayed by rank
@@ -12,10 +13,11 @@
 -- Cost: O(most-jobs * log N) commands and at most most-bytes bytes copied, whatever the backlog and
 -- the payload sizes.
 local most, bytes = tonumber(ARGV[1]), tonumber(ARGV[2])
-local delayed, ready = redis.call('ZCARD', KEYS[1]), redis.call('LLEN', KEYS[2])
+local delayed, ready = redis.call('ZCARD', KEYS[1]), ready_length(KEYS[2])
+local skip = redis.call('LLEN', KEYS[2]) - ready
 local ids = {}
 local from_ready = math.min(ready, delayed + ready <= most and most or math.floor(most / 2))
-if from_ready > 0 then ids = redis.call('LRANGE', KEYS[2], 0, from_ready - 1) end
+if from_ready > 0 then ids = redis.call('LRANGE', KEYS[2], skip, skip + from_ready - 1) end
 local left = most - #ids
 if delayed <= left then
   for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do ids[#ids + 1] = id end

@@ -1,7 +1,7 @@
---! include: _clock, _base36, _record, _claims, _wake
+--! include: _clock, _base36, _record, _claims, _wake, _wake_marker
 -- queue-stats: every count of one queue in one call, for the endpoint, health and gauges (read-only).
 -- KEYS[1] delayed: zset
--- KEYS[2] ready: list
+-- KEYS[2] ready: list (its wake marker is not counted: _wake_marker.lua)
 -- KEYS[3] dead: zset
 -- KEYS[4] stats: hash
 -- KEYS[5] instances: zset, instance -> lease deadline
@@ -35,6 +35,7 @@ local next_due = head_score(KEYS[1]) or -1
 local oldest = -1
 if next_due >= 0 and next_due <= now then oldest = next_due end
 local head = redis.call('LINDEX', KEYS[2], 0)
+if head == WAKE then head = redis.call('LINDEX', KEYS[2], 1) end
 if head then
   local rec = redis.call('HGET', KEYS[7], head)
   local c = claim_of(redis.call('HGET', KEYS[9], head))
@@ -96,7 +97,7 @@ if groups[1] > 0 then
     end
   end
 end
-return { { now, redis.call('ZCARD', KEYS[1]), redis.call('LLEN', KEYS[2]) + prefetched + grouped_ready, running, redis.call('ZCARD', KEYS[3]),
+return { { now, redis.call('ZCARD', KEYS[1]), ready_length(KEYS[2]) + prefetched + grouped_ready, running, redis.call('ZCARD', KEYS[3]),
            next_due, oldest, unread },
          redis.call('HGETALL', KEYS[4]),
          instances,

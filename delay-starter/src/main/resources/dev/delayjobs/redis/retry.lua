@@ -26,7 +26,7 @@
 -- only the caller that still holds this claim may move the job (let_go_of_claim in _ownership.lua)
 local held, c = let_go_of_claim(KEYS[1], ARGV[1], redis.call('HGET', KEYS[8], ARGV[1]), ARGV[2], ARGV[6])
 if not held or not c or c.hold ~= RUNNING then return 0 end
-end_group_hold(c, KEYS[10], KEYS[9])
+end_group_hold(c, KEYS[10], KEYS[9], KEYS[6])
 if successor_takes_over({ jobs = KEYS[2], delayed = KEYS[3], ready = KEYS[6], errors = KEYS[4], successors = KEYS[7],
                           claims = KEYS[8], groups = KEYS[13], rotation = KEYS[9], held = KEYS[10], wake = ARGV[5] },
                         ARGV[1], true) then return 1 end

@@ -204,8 +204,10 @@ class GroupedRoutingTest {
         store.publish("q", List.of(new NewJob(id, true, delayMs, false, "1").inGroup(group)));
     }
 
+    /** The ids in a group's ready list (null: the default group's), without the wake marker (no job; see _wake_marker.lua). */
     private List<String> readyList(String group) {
-        return redisson.<String>getList(group == null ? k.ready() : k.ready() + ":" + group, StringCodec.INSTANCE).readAll();
+        return redisson.<String>getList(group == null ? k.ready() : k.ready() + ":" + group, StringCodec.INSTANCE).readAll()
+                .stream().filter(id -> !id.isEmpty()).toList();
     }
 
     private Map<String, String> held() {
