@@ -196,11 +196,16 @@ public final class ScheduleStore {
         return new Due(Long.parseLong(r.get(0).toString()), schedules);
     }
 
-    /** Applies {@code steps} (a bounded batch: the caller keeps it small) in one call. */
+    /**
+     * Applies {@code steps} (a bounded batch: the caller keeps it small) in one call, in
+     * {@code queue}: the partition that holds the queue's schedules, whose count the caller found the
+     * queue laid out in (refused when it is laid out anew since).
+     */
     public List<Stepped> tick(Partition queue, List<Step> steps) {
         QueueKeys k = keys(queue);
         List<Object> args = new ArrayList<>();
         args.add(k.wakeChannel());
+        args.add(Integer.toString(queue.count()));
         for (Step s : steps) {
             args.add(s.name());
             args.add(s.spec());

@@ -61,19 +61,12 @@ public final class ScheduleTimer implements SmartLifecycle {
         this.declared = declared::declared;
         this.consumed = consumed;
         this.layouts = layouts;
-        this.upkeep = new ScheduleUpkeep(store);
+        this.upkeep = new ScheduleUpkeep(store, this::home);
     }
 
-    /**
-     * Refuses a queue laid out in partitions: a tick's job id would route to another partition than
-     * the one whose keys hold the schedule (tick.lua refuses it too).
-     */
-    void requireOnePartition(QueueName queue, String what) {
-        int partitions = layouts.layout(queue).size();
-        if (partitions > 1) {
-            throw new IllegalArgumentException(what + ": queue '" + queue + "' is laid out in " + partitions
-                    + " partitions; schedules need a queue of one partition (see docs/schedules.md)");
-        }
+    /** The partition whose keys hold the schedules of {@code queue} (and their ticks' jobs): its first. */
+    Partition home(QueueName queue) {
+        return layouts.layout(queue).schedules();
     }
 
     /** Ticks the schedules of {@code queue} from now on (the queues of declared schedules are known already). */
@@ -83,11 +76,10 @@ public final class ScheduleTimer implements SmartLifecycle {
 
     @Override
     public void start() {
-        consumed.get().stream().map(QueueName::of).filter(q -> layouts.layout(q).size() == 1).forEach(queues::add);
+        consumed.get().stream().map(QueueName::of).forEach(queues::add);
         for (DeclaredSchedule d : declared.get()) {
-            requireOnePartition(d.queue(), "@Recurring(name = \"" + d.name() + "\") on " + d.where());
             Instant first = d.spec().next(Instant.now());
-            ScheduleStore.Declared outcome = store.declare(d.queue().whole(), d.name(), d.spec().text(), d.payload(),
+            ScheduleStore.Declared outcome = store.declare(home(d.queue()), d.name(), d.spec().text(), d.payload(),
                     first == null ? Long.MAX_VALUE : first.toEpochMilli(), false, ScheduleStore.DeclareMode.PUT, true);
             if (outcome == ScheduleStore.Declared.REPLACED) {
                 log.info("Schedule '" + d.name() + "' of queue '" + d.queue() + "' changed to " + d.spec()
@@ -130,7 +122,7 @@ public final class ScheduleTimer implements SmartLifecycle {
             }
             for (QueueName queue : queues) {
                 try {
-                    tick(queue.whole());
+                    tick(home(queue));
                 }
                 catch (RuntimeException ex) {
                     log.warn("Could not tick the schedules of queue '" + queue + "' (tried again in " + PERIOD.toMillis()
@@ -177,7 +169,7 @@ public final class ScheduleTimer implements SmartLifecycle {
      * the schedules past them, as if that much time had passed. At most 100,000 ticks per call.
      */
     public long publishTicksWithin(String queue, Duration window) {
-        return tick(QueueName.of(queue).whole(), Math.max(window.toMillis(), LOOKAHEAD.toMillis()), 1000);
+        return tick(home(QueueName.of(queue)), Math.max(window.toMillis(), LOOKAHEAD.toMillis()), 1000);
     }
 
     private int tick(Partition queue, long lookaheadMs, int mostCalls) {

@@ -56,21 +56,6 @@ class RecurringValidationTest {
         }
     }
 
-    static class Partitioned {
-        @DelayedHandler(queue = "split")
-        @Recurring(name = "n", fixedRate = "1s")
-        void run(Map<String, Object> tick) {
-        }
-    }
-
-    @Test
-    void aScheduleOnAPartitionedQueueFailsStartupNamingIt() {
-        assertThatThrownBy(() -> TestApps.run(TestRedis.uniquePrefix(), List.of(Partitioned.class),
-                "delay.queues.split.partitions=2").close())
-                .hasStackTraceContaining("@Recurring(name = \"n\") on recurringValidationTest.Partitioned.run: queue 'split' "
-                        + "is laid out in 2 partitions");
-    }
-
     @Test
     void eachBadDeclarationIsNamed() {
         assertFails(WithoutHandler.class, "needs @DelayedHandler on the same method");
