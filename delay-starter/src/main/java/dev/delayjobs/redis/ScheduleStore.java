@@ -79,8 +79,12 @@ public final class ScheduleStore {
     public record DueSchedule(String name, long tick, String spec, String payload) {
     }
 
-    /** The due schedules read in one call, with the Redis clock's now (epoch ms). */
-    public record Due(long now, List<DueSchedule> schedules) {
+    /**
+     * The due schedules read in one call, with the Redis clock's now (epoch ms) and how many
+     * schedules of the set read have a tick at all ({@code ticking}: none means the queue has no
+     * schedule to tick, due or not).
+     */
+    public record Due(long now, long ticking, List<DueSchedule> schedules) {
     }
 
     /**
@@ -187,13 +191,13 @@ public final class ScheduleStore {
 
     private static Due due(List<Object> r) {
         List<DueSchedule> schedules = new ArrayList<>();
-        for (int i = 1; i + 2 < r.size(); i += 3) {
+        for (int i = 2; i + 2 < r.size(); i += 3) {
             String value = r.get(i + 2).toString();
             int newline = value.indexOf('\n');
             schedules.add(new DueSchedule(r.get(i).toString(), (long) Double.parseDouble(r.get(i + 1).toString()),
                     value.substring(0, newline), value.substring(newline + 1)));
         }
-        return new Due(Long.parseLong(r.get(0).toString()), schedules);
+        return new Due(Long.parseLong(r.get(0).toString()), Long.parseLong(r.get(1).toString()), schedules);
     }
 
     /**

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 
 import org.apache.commons.logging.Log;
@@ -37,6 +38,11 @@ public final class ScheduleTimer implements SmartLifecycle {
     static final Duration PERIOD = Duration.ofMillis(500);
     static final Duration LOOKAHEAD = Duration.ofSeconds(2);
     static final int MOST_PER_CALL = 100;
+    /**
+     * How long a queue found without a schedule to tick is not read: a schedule created (or resumed)
+     * there by another instance is ticked by that one at once, and by this one within this time.
+     */
+    static final Duration IDLE_RECHECK = Duration.ofSeconds(10);
     /** Calls per queue and period, so that a backlog of missed ticks (FIRE_ALL) cannot hold the timer. */
     private static final int MOST_CALLS_PER_ROUND = 10;
 
@@ -47,6 +53,10 @@ public final class ScheduleTimer implements SmartLifecycle {
     private final WorkerThreads threads;
     private final Set<QueueName> queues = ConcurrentHashMap.newKeySet();
     private final ScheduleUpkeep upkeep;
+    /** Due reads per queue, for tests. */
+    private final Map<QueueName, LongAdder> reads = new ConcurrentHashMap<>();
+    /** Queues found without a schedule to tick: when to read them again (System.nanoTime). */
+    private final Map<QueueName, Long> idleUntil = new ConcurrentHashMap<>();
     private volatile Thread thread;
 
     /**
@@ -72,6 +82,7 @@ public final class ScheduleTimer implements SmartLifecycle {
     /** Ticks the schedules of {@code queue} from now on (the queues of declared schedules are known already). */
     void watch(QueueName queue) {
         queues.add(queue);
+        idleUntil.remove(queue);
     }
 
     @Override
@@ -121,6 +132,10 @@ public final class ScheduleTimer implements SmartLifecycle {
                 upkeepAt = System.nanoTime() + ScheduleUpkeep.PERIOD.toNanos();
             }
             for (QueueName queue : queues) {
+                Long idle = idleUntil.get(queue);
+                if (idle != null && System.nanoTime() - idle < 0) {
+                    continue;
+                }
                 try {
                     tick(home(queue));
                 }
@@ -158,6 +173,12 @@ public final class ScheduleTimer implements SmartLifecycle {
         return undeclared;
     }
 
+    /** How many times this timer read the due schedules of {@code queue}. */
+    long dueReads(QueueName queue) {
+        LongAdder n = reads.get(queue);
+        return n == null ? 0 : n.sum();
+    }
+
     /** Publishes the due ticks of one queue (those within the lookahead); returns the number of jobs published. */
     int tick(Partition queue) {
         return tick(queue, LOOKAHEAD.toMillis(), MOST_CALLS_PER_ROUND);
@@ -176,6 +197,15 @@ public final class ScheduleTimer implements SmartLifecycle {
         int published = 0;
         for (int call = 0; call < mostCalls; call++) {
             ScheduleStore.Due due = store.due(queue, lookaheadMs, MOST_PER_CALL);
+            reads.computeIfAbsent(queue.queue(), q -> new LongAdder()).increment();
+            if (call == 0) {
+                if (due.ticking() == 0) {
+                    idleUntil.put(queue.queue(), System.nanoTime() + IDLE_RECHECK.toNanos());
+                }
+                else {
+                    idleUntil.remove(queue.queue());
+                }
+            }
             if (due.schedules().isEmpty()) {
                 break;
             }
