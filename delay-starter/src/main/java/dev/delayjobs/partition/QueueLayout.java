@@ -58,4 +58,13 @@ public record QueueLayout(QueueName queue, List<Partition> all) {
     public Partition partitionOf(String id) {
         return all.get(indexOf(id));
     }
+
+    /**
+     * The partition that holds the queue's schedules, and the jobs of their ticks whatever partition
+     * their ids map to (see docs/schedules.md): the first, so that the timer reads one partition per
+     * queue and a tick's job is written in the same call as the schedule's next tick.
+     */
+    public Partition schedules() {
+        return all.get(0);
+    }
 }

@@ -79,8 +79,12 @@ public final class ScheduleStore {
     public record DueSchedule(String name, long tick, String spec, String payload) {
     }
 
-    /** The due schedules read in one call, with the Redis clock's now (epoch ms). */
-    public record Due(long now, List<DueSchedule> schedules) {
+    /**
+     * The due schedules read in one call, with the Redis clock's now (epoch ms) and how many
+     * schedules of the set read have a tick at all ({@code ticking}: none means the queue has no
+     * schedule to tick, due or not).
+     */
+    public record Due(long now, long ticking, List<DueSchedule> schedules) {
     }
 
     /**
@@ -187,20 +191,25 @@ public final class ScheduleStore {
 
     private static Due due(List<Object> r) {
         List<DueSchedule> schedules = new ArrayList<>();
-        for (int i = 1; i + 2 < r.size(); i += 3) {
+        for (int i = 2; i + 2 < r.size(); i += 3) {
             String value = r.get(i + 2).toString();
             int newline = value.indexOf('\n');
             schedules.add(new DueSchedule(r.get(i).toString(), (long) Double.parseDouble(r.get(i + 1).toString()),
                     value.substring(0, newline), value.substring(newline + 1)));
         }
-        return new Due(Long.parseLong(r.get(0).toString()), schedules);
+        return new Due(Long.parseLong(r.get(0).toString()), Long.parseLong(r.get(1).toString()), schedules);
     }
 
-    /** Applies {@code steps} (a bounded batch: the caller keeps it small) in one call. */
+    /**
+     * Applies {@code steps} (a bounded batch: the caller keeps it small) in one call, in
+     * {@code queue}: the partition that holds the queue's schedules, whose count the caller found the
+     * queue laid out in (refused when it is laid out anew since).
+     */
     public List<Stepped> tick(Partition queue, List<Step> steps) {
         QueueKeys k = keys(queue);
         List<Object> args = new ArrayList<>();
         args.add(k.wakeChannel());
+        args.add(Integer.toString(queue.count()));
         for (Step s : steps) {
             args.add(s.name());
             args.add(s.spec());

@@ -78,7 +78,7 @@ enum Script {
     START(keys("claims"), args().each("id", "gen", "attempt")),
     TICK(keys("schedules", "schedule-ticks", "jobs", "delayed", "ready", "stats", "control", "dead", "schedule-last",
             "schedule-outcomes"),
-            args("wake").each("name", "spec", "tick", "fire", "fire-at", "next", "overlap")),
+            args("wake", "partitions").each("name", "spec", "tick", "fire", "fire-at", "next", "overlap")),
     TRANSFER(keys("delayed", "ready", "groups", "groups-ready", "group-held"), args("max")),
     TRIM_DEAD(keys("dead", "jobs", "errors", "claims", "groups"), args("retention-ms", "max"));
 

@@ -14,7 +14,6 @@ import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
-import org.springframework.beans.factory.BeanInitializationException;
 import org.springframework.beans.factory.config.BeanExpressionContext;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
@@ -63,7 +62,7 @@ public final class RecurringAnnotationBeanPostProcessor implements BeanPostProce
                 for (DeclaredSchedule other : declared) {
                     if (other.queue().equals(schedule.queue()) && other.name().equals(schedule.name())
                             && !other.spec().equals(schedule.spec())) {
-                        throw new BeanInitializationException("@Recurring(name = \"" + schedule.name() + "\") on "
+                        throw RecurringDeclarationException.twice("@Recurring(name = \"" + schedule.name() + "\") on "
                                 + schedule.where() + " and on " + other.where() + " declare one schedule of queue '"
                                 + schedule.queue() + "' twice, differently");
                     }
@@ -86,9 +85,8 @@ public final class RecurringAnnotationBeanPostProcessor implements BeanPostProce
     private DeclaredSchedule declare(String where, Method method, Recurring recurring) {
         DelayedHandler handler = AnnotatedElementUtils.findMergedAnnotation(method, DelayedHandler.class);
         if (handler == null) {
-            throw new BeanInitializationException("@Recurring(name = \"" + recurring.name() + "\") on " + where
-                    + " needs @DelayedHandler on the same method: "
-                    + "its ticks are jobs of that handler's queue");
+            throw RecurringDeclarationException.withoutHandler("@Recurring(name = \"" + recurring.name() + "\") on " + where
+                    + " needs @DelayedHandler on the same method: its ticks are jobs of that handler's queue");
         }
         try {
             QueueName queue = QueueName.of(resolve("queue", handler.queue()));
@@ -140,8 +138,8 @@ public final class RecurringAnnotationBeanPostProcessor implements BeanPostProce
             return new DeclaredSchedule(queue, name, spec.withOverlap(overlap), DECLARED_PAYLOAD, where);
         }
         catch (IllegalArgumentException ex) {
-            throw new BeanInitializationException("@Recurring(name = \"" + recurring.name() + "\") on " + where + ": "
-                    + ex.getMessage(), ex);
+            throw RecurringDeclarationException.badAttribute("@Recurring(name = \"" + recurring.name() + "\") on " + where
+                    + ": " + ex.getMessage(), ex);
         }
     }
 

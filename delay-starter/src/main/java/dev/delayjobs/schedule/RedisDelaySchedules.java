@@ -37,13 +37,12 @@ public final class RedisDelaySchedules implements DelaySchedules {
     private Declared put(String queue, String name, ScheduleSpec when, Object payload, DeclareMode mode) {
         QueueName q = QueueName.of(queue);
         DeclaredSchedule.checkName(name);
-        timer.requireOnePartition(q, "schedule '" + name + "'");
         if (when == null) {
             throw new IllegalArgumentException("schedule '" + name + "': when it ticks (a ScheduleSpec) must be given");
         }
         String json = codec.write(payload);
         Instant first = when.next(Instant.now());
-        Declared outcome = store.declare(q.whole(), name, when.text(), json, first == null ? Long.MAX_VALUE : first.toEpochMilli(),
+        Declared outcome = store.declare(timer.home(q), name, when.text(), json, first == null ? Long.MAX_VALUE : first.toEpochMilli(),
                 false, mode, false);
         timer.watch(q);
         return outcome;
@@ -51,25 +50,25 @@ public final class RedisDelaySchedules implements DelaySchedules {
 
     @Override
     public boolean pause(String queue, String name) {
-        return store.pause(QueueName.of(queue).whole(), name);
+        return store.pause(timer.home(QueueName.of(queue)), name);
     }
 
     @Override
     public boolean resume(String queue, String name) {
         QueueName q = QueueName.of(queue);
-        StoredSchedule stored = store.find(q.whole(), name);
+        StoredSchedule stored = store.find(timer.home(q), name);
         if (stored == null || stored.nextTick() != null) {
             return false;
         }
         Instant next = ScheduleSpec.parse(stored.spec()).next(Instant.now());
-        boolean resumed = next != null && store.resume(q.whole(), name, stored.spec(), next.toEpochMilli());
+        boolean resumed = next != null && store.resume(timer.home(q), name, stored.spec(), next.toEpochMilli());
         timer.watch(q);
         return resumed;
     }
 
     @Override
     public boolean remove(String queue, String name) {
-        return store.remove(QueueName.of(queue).whole(), List.of(name)) == 1;
+        return store.remove(timer.home(QueueName.of(queue)), List.of(name)) == 1;
     }
 
     @Override
@@ -78,7 +77,7 @@ public final class RedisDelaySchedules implements DelaySchedules {
             throw new IllegalArgumentException("count must be 1 to 1000, was " + count);
         }
         QueueName q = QueueName.of(queue);
-        ScheduleStore.Page page = store.page(q.whole(), cursor == null ? "0" : cursor, count);
+        ScheduleStore.Page page = store.page(timer.home(q), cursor == null ? "0" : cursor, count);
         List<ScheduleInfo> out = new ArrayList<>();
         for (ScheduleStore.Listed s : page.schedules()) {
             out.add(info(q, s, page.now()));

@@ -66,7 +66,7 @@ public final class ScheduleSpec {
     }
 
     /** Reads a stored spec; throws {@link IllegalArgumentException} for text this release cannot read. */
-    public static ScheduleSpec parse(String text) {
+    static ScheduleSpec parse(String text) {
         int m = text.lastIndexOf(";m:");
         if (m < 0) {
             throw new IllegalArgumentException("not a schedule spec: " + text);

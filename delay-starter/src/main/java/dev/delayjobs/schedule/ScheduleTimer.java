@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 
 import org.apache.commons.logging.Log;
@@ -37,6 +38,11 @@ public final class ScheduleTimer implements SmartLifecycle {
     static final Duration PERIOD = Duration.ofMillis(500);
     static final Duration LOOKAHEAD = Duration.ofSeconds(2);
     static final int MOST_PER_CALL = 100;
+    /**
+     * How long a queue found without a schedule to tick is not read: a schedule created (or resumed)
+     * there by another instance is ticked by that one at once, and by this one within this time.
+     */
+    static final Duration IDLE_RECHECK = Duration.ofSeconds(10);
     /** Calls per queue and period, so that a backlog of missed ticks (FIRE_ALL) cannot hold the timer. */
     private static final int MOST_CALLS_PER_ROUND = 10;
 
@@ -47,6 +53,10 @@ public final class ScheduleTimer implements SmartLifecycle {
     private final WorkerThreads threads;
     private final Set<QueueName> queues = ConcurrentHashMap.newKeySet();
     private final ScheduleUpkeep upkeep;
+    /** Due reads per queue, for tests. */
+    private final Map<QueueName, LongAdder> reads = new ConcurrentHashMap<>();
+    /** Queues found without a schedule to tick: when to read them again (System.nanoTime). */
+    private final Map<QueueName, Long> idleUntil = new ConcurrentHashMap<>();
     private volatile Thread thread;
 
     /**
@@ -61,33 +71,26 @@ public final class ScheduleTimer implements SmartLifecycle {
         this.declared = declared::declared;
         this.consumed = consumed;
         this.layouts = layouts;
-        this.upkeep = new ScheduleUpkeep(store);
+        this.upkeep = new ScheduleUpkeep(store, this::home);
     }
 
-    /**
-     * Refuses a queue laid out in partitions: a tick's job id would route to another partition than
-     * the one whose keys hold the schedule (tick.lua refuses it too).
-     */
-    void requireOnePartition(QueueName queue, String what) {
-        int partitions = layouts.layout(queue).size();
-        if (partitions > 1) {
-            throw new IllegalArgumentException(what + ": queue '" + queue + "' is laid out in " + partitions
-                    + " partitions; schedules need a queue of one partition (see docs/schedules.md)");
-        }
+    /** The partition whose keys hold the schedules of {@code queue} (and their ticks' jobs): its first. */
+    Partition home(QueueName queue) {
+        return layouts.layout(queue).schedules();
     }
 
     /** Ticks the schedules of {@code queue} from now on (the queues of declared schedules are known already). */
     void watch(QueueName queue) {
         queues.add(queue);
+        idleUntil.remove(queue);
     }
 
     @Override
     public void start() {
-        consumed.get().stream().map(QueueName::of).filter(q -> layouts.layout(q).size() == 1).forEach(queues::add);
+        consumed.get().stream().map(QueueName::of).forEach(queues::add);
         for (DeclaredSchedule d : declared.get()) {
-            requireOnePartition(d.queue(), "@Recurring(name = \"" + d.name() + "\") on " + d.where());
             Instant first = d.spec().next(Instant.now());
-            ScheduleStore.Declared outcome = store.declare(d.queue().whole(), d.name(), d.spec().text(), d.payload(),
+            ScheduleStore.Declared outcome = store.declare(home(d.queue()), d.name(), d.spec().text(), d.payload(),
                     first == null ? Long.MAX_VALUE : first.toEpochMilli(), false, ScheduleStore.DeclareMode.PUT, true);
             if (outcome == ScheduleStore.Declared.REPLACED) {
                 log.info("Schedule '" + d.name() + "' of queue '" + d.queue() + "' changed to " + d.spec()
@@ -129,8 +132,12 @@ public final class ScheduleTimer implements SmartLifecycle {
                 upkeepAt = System.nanoTime() + ScheduleUpkeep.PERIOD.toNanos();
             }
             for (QueueName queue : queues) {
+                Long idle = idleUntil.get(queue);
+                if (idle != null && System.nanoTime() - idle < 0) {
+                    continue;
+                }
                 try {
-                    tick(queue.whole());
+                    tick(home(queue));
                 }
                 catch (RuntimeException ex) {
                     log.warn("Could not tick the schedules of queue '" + queue + "' (tried again in " + PERIOD.toMillis()
@@ -166,6 +173,12 @@ public final class ScheduleTimer implements SmartLifecycle {
         return undeclared;
     }
 
+    /** How many times this timer read the due schedules of {@code queue}. */
+    long dueReads(QueueName queue) {
+        LongAdder n = reads.get(queue);
+        return n == null ? 0 : n.sum();
+    }
+
     /** Publishes the due ticks of one queue (those within the lookahead); returns the number of jobs published. */
     int tick(Partition queue) {
         return tick(queue, LOOKAHEAD.toMillis(), MOST_CALLS_PER_ROUND);
@@ -177,13 +190,22 @@ public final class ScheduleTimer implements SmartLifecycle {
      * the schedules past them, as if that much time had passed. At most 100,000 ticks per call.
      */
     public long publishTicksWithin(String queue, Duration window) {
-        return tick(QueueName.of(queue).whole(), Math.max(window.toMillis(), LOOKAHEAD.toMillis()), 1000);
+        return tick(home(QueueName.of(queue)), Math.max(window.toMillis(), LOOKAHEAD.toMillis()), 1000);
     }
 
     private int tick(Partition queue, long lookaheadMs, int mostCalls) {
         int published = 0;
         for (int call = 0; call < mostCalls; call++) {
             ScheduleStore.Due due = store.due(queue, lookaheadMs, MOST_PER_CALL);
+            reads.computeIfAbsent(queue.queue(), q -> new LongAdder()).increment();
+            if (call == 0) {
+                if (due.ticking() == 0) {
+                    idleUntil.put(queue.queue(), System.nanoTime() + IDLE_RECHECK.toNanos());
+                }
+                else {
+                    idleUntil.remove(queue.queue());
+                }
+            }
             if (due.schedules().isEmpty()) {
                 break;
             }

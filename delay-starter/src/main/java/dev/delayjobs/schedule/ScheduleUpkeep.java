@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -33,10 +34,13 @@ final class ScheduleUpkeep {
     static final int MOST_PER_ROUND = 100;
 
     private final ScheduleStore store;
+    private final Function<QueueName, Partition> home;
     private final Set<String> warned = ConcurrentHashMap.newKeySet();
 
-    ScheduleUpkeep(ScheduleStore store) {
+    /** @param home the partition that holds a queue's schedules */
+    ScheduleUpkeep(ScheduleStore store, Function<QueueName, Partition> home) {
         this.store = store;
+        this.home = home;
     }
 
     /**
@@ -44,7 +48,7 @@ final class ScheduleUpkeep {
      * declares. Returns the names reported undeclared.
      */
     Set<String> round(QueueName queue, List<String> declared) {
-        Partition whole = queue.whole();
+        Partition whole = home.apply(queue);
         ScheduleStore.Undeclared old = store.refreshDeclared(whole, declared, UNDECLARED_AFTER, MOST_PER_ROUND);
         for (Map.Entry<String, Long> e : old.schedules().entrySet()) {
             if (warned.add(queue + "\n" + e.getKey())) {
@@ -60,7 +64,7 @@ final class ScheduleUpkeep {
 
     /** Takes a schedule whose spec cannot be read out of the ticks; returns whether this call did. */
     boolean park(QueueName queue, DueSchedule s, String why) {
-        boolean parked = store.park(queue.whole(), s.name(), s.spec(), s.tick());
+        boolean parked = store.park(home.apply(queue), s.name(), s.spec(), s.tick());
         if (parked) {
             log.warn("Schedule '" + s.name() + "' of queue '" + queue + "' is not ticked, and parked until an instance "
                     + "reads its spec (written by a newer release, or by hand?): " + why);
@@ -69,7 +73,7 @@ final class ScheduleUpkeep {
     }
 
     private void lookAtParked(QueueName queue) {
-        Partition whole = queue.whole();
+        Partition whole = home.apply(queue);
         for (DueSchedule s : store.parked(whole, PERIOD, MOST_PER_ROUND).schedules()) {
             ScheduleSpec spec;
             try {

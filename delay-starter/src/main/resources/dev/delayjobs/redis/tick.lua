@@ -7,12 +7,16 @@
 -- KEYS[4] delayed: zset
 -- KEYS[5] ready: list
 -- KEYS[6] stats: hash (its 'published' counter is the gen sequence, as in publish.lua)
--- KEYS[7] control: hash, its 'partitions' field: schedules need a queue of one partition
+-- KEYS[7] control: hash, its 'partitions' field: the partition count the queue is laid out in, when set
 -- KEYS[8] dead: zset
 -- KEYS[9] schedule-last: hash, name -> the last tick whose job was published (epoch ms)
 -- KEYS[10] schedule-outcomes: hash, name -> last outcome (a tick skipped for overlap, see _ticks.lua)
+-- These are the keys of the partition that holds the queue's schedules (partition 0, the queue's
+-- own when it has one): a tick's job is stored there, with the schedule, whatever partition its id
+-- would route to, so that the job and the next tick are written in one call (one slot).
 -- ARGV[1] wake: the wake channel
--- ARGV[2..] name, spec, tick, fire, fire-at, next, overlap: per schedule: its name, the spec Java computed
+-- ARGV[2] partitions: the partition count the caller found the queue laid out in
+-- ARGV[3..] name, spec, tick, fire, fire-at, next, overlap: per schedule: its name, the spec Java computed
 --   with (the value's part before its newline), the tick read (epoch ms), fire ('1' publish the job of
 --   the tick at fire-at, '0' skip it: a misfire), fire-at (the due time of the job, epoch ms: the tick,
 --   or the latest missed tick), next (the tick after, epoch ms, or '' when the spec has none) and
@@ -23,15 +27,16 @@
 -- A tick skipped for overlap is recorded as the schedule's last outcome ('skipped') and counted;
 -- its next tick is stored all the same.
 -- Returns per schedule: 1 published, 2 skipped (misfire), 3 skipped (overlap), 0 moved on meanwhile;
--- or the error 'LAYOUT <count>' when the queue is laid out in partitions.
+-- or the error 'LAYOUT <count>', changing nothing, when the queue is laid out in another number of
+-- partitions than the caller found (the schedules are then in another partition's keys).
 -- Cost: O(K (log S + log N)) for K schedules (the overlap check: O(1 + log D) for D dead jobs).
 local layout = redis.call('HGET', KEYS[7], 'partitions')
-if layout and layout ~= '1' then return redis.error_reply('LAYOUT ' .. layout) end
+if layout and layout ~= ARGV[2] then return redis.error_reply('LAYOUT ' .. layout) end
 local now = now_ms()
 local old_head = head_score(KEYS[4])
 local earliest = nil
 local result = {}
-for base = 2, #ARGV, 7 do
+for base = 3, #ARGV, 7 do
   local name, spec, tick, fire, fire_at, next_tick = ARGV[base], ARGV[base + 1], ARGV[base + 2], ARGV[base + 3],
       tonumber(ARGV[base + 4]), ARGV[base + 5]
   local overlap = ARGV[base + 6]

@@ -19,6 +19,7 @@ import org.springframework.core.io.support.SpringFactoriesLoader;
 
 import dev.delayjobs.DelayedHandler;
 import dev.delayjobs.DelayedJob;
+import dev.delayjobs.Recurring;
 
 /** The hints a native image of an application needs, registered the Spring way (aot.factories). */
 class DelayRuntimeHintsTest {
@@ -46,6 +47,17 @@ class DelayRuntimeHintsTest {
         }
     }
 
+    record Report(String customer) {
+    }
+
+    static class Reports {
+
+        @DelayedHandler(queue = "reports")
+        @Recurring(name = "nightly", cron = "0 0 2 * * *", zone = "Europe/Berlin")
+        void nightly(DelayedJob<Report> tick) {
+        }
+    }
+
     private static final SpringFactoriesLoader AOT_FACTORIES = SpringFactoriesLoader.forResourceLocation("META-INF/spring/aot.factories");
 
     @Test
@@ -53,7 +65,8 @@ class DelayRuntimeHintsTest {
         RuntimeHints hints = new RuntimeHints();
         AOT_FACTORIES.load(RuntimeHintsRegistrar.class).forEach(registrar -> registrar.registerHints(hints, getClass().getClassLoader()));
         for (String script : new String[] { "_record.lua", "publish.lua", "claim.lua", "ack.lua", "fast-forward.lua",
-                "pause.lua", "resume.lua", "rate-limit.lua", "control-state.lua" }) {
+                "pause.lua", "resume.lua", "rate-limit.lua", "control-state.lua", "_ticks.lua", "tick.lua", "schedules-due.lua",
+                "schedule-declare.lua", "schedules-page.lua" }) {
             assertThat(RuntimeHintsPredicates.resource().forResource("dev/delayjobs/redis/" + script)).accepts(hints);
         }
         for (String file : new String[] { "index.html", "dashboard.js", "dashboard.css" }) {
@@ -82,6 +95,25 @@ class DelayRuntimeHintsTest {
             assertThat(RuntimeHintsPredicates.reflection().onType(payload)).as(payload.getSimpleName()).accepts(hints);
         }
         assertThat(RuntimeHintsPredicates.reflection().onType(OrderTimeout.class)
+                .withMemberCategory(MemberCategory.INVOKE_DECLARED_CONSTRUCTORS)).accepts(hints);
+    }
+
+    /** A {@code @Recurring} method is a {@code @DelayedHandler} method: the same hints make its ticks run in a native image. */
+    @Test
+    void recurringMethodsAreInvocableAndTheirPayloadTypesBindable() throws Exception {
+        DefaultListableBeanFactory beans = new DefaultListableBeanFactory();
+        beans.registerBeanDefinition("reports", new RootBeanDefinition(Reports.class));
+        TestGenerationContext generation = new TestGenerationContext();
+        for (BeanRegistrationAotProcessor processor : AOT_FACTORIES.load(BeanRegistrationAotProcessor.class)) {
+            BeanRegistrationAotContribution contribution = processor.processAheadOfTime(RegisteredBean.of(beans, "reports"));
+            if (contribution != null) {
+                contribution.applyTo(generation, null);
+            }
+        }
+        RuntimeHints hints = generation.getRuntimeHints();
+        Method nightly = Reports.class.getDeclaredMethod("nightly", DelayedJob.class);
+        assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(nightly)).accepts(hints);
+        assertThat(RuntimeHintsPredicates.reflection().onType(Report.class)
                 .withMemberCategory(MemberCategory.INVOKE_DECLARED_CONSTRUCTORS)).accepts(hints);
     }
 

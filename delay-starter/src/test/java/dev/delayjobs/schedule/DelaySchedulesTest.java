@@ -85,16 +85,12 @@ class DelaySchedulesTest {
 
     @Test
     void badInputIsNamed() {
-        try (ConfigurableApplicationContext app = TestApps.run(TestRedis.uniquePrefix(), List.of(Reports.class),
-                "delay.queues.split.partitions=2")) {
+        try (ConfigurableApplicationContext app = TestApps.run(TestRedis.uniquePrefix(), List.of(Reports.class))) {
             DelaySchedules schedules = app.getBean(DelaySchedules.class);
             assertThatThrownBy(() -> schedules.create("per-customer", "a b", EVERY_SECOND, new Customer(1)))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("schedule name 'a b'");
             assertThatThrownBy(() -> schedules.create("per customer", "a", EVERY_SECOND, new Customer(1)))
                     .isInstanceOf(IllegalArgumentException.class);
-            assertThatThrownBy(() -> schedules.create("split", "a", EVERY_SECOND, new Customer(1)))
-                    .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessageContaining("queue 'split' is laid out in 2 partitions; schedules need a queue of one partition");
             assertThatThrownBy(() -> schedules.list("per-customer", "0", 0)).hasMessageContaining("count must be 1 to 1000");
         }
     }

@@ -1,18 +1,23 @@
 package dev.delayjobs.schedule;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.List;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import dev.delayjobs.DelayedHandler;
 import dev.delayjobs.Recurring;
 import dev.delayjobs.test.TestApps;
 import dev.delayjobs.test.TestRedis;
 
-/** A bad @Recurring fails startup naming the method and what is wrong with it. */
+/** A bad @Recurring fails startup naming the method and what is wrong with it, with a failure analysis. */
+@ExtendWith(OutputCaptureExtension.class)
 class RecurringValidationTest {
 
     static class WithoutHandler {
@@ -56,23 +61,37 @@ class RecurringValidationTest {
         }
     }
 
-    static class Partitioned {
-        @DelayedHandler(queue = "split")
-        @Recurring(name = "n", fixedRate = "1s")
+    static class BadOverlap {
+        @DelayedHandler(queue = "q")
+        @Recurring(name = "n", fixedRate = "1s", overlap = "QUEUE")
+        void run(Map<String, Object> tick) {
+        }
+    }
+
+    static class BadRate {
+        @DelayedHandler(queue = "q")
+        @Recurring(name = "n", fixedRate = "often")
         void run(Map<String, Object> tick) {
         }
     }
 
     @Test
-    void aScheduleOnAPartitionedQueueFailsStartupNamingIt() {
-        assertThatThrownBy(() -> TestApps.run(TestRedis.uniquePrefix(), List.of(Partitioned.class),
-                "delay.queues.split.partitions=2").close())
-                .hasStackTraceContaining("@Recurring(name = \"n\") on recurringValidationTest.Partitioned.run: queue 'split' "
-                        + "is laid out in 2 partitions");
+    void aBadDeclarationIsAnalysedWithWhatEachAttributeTakes(CapturedOutput output) {
+        assertThatThrownBy(() -> TestApps.run(TestRedis.uniquePrefix(), List.of(BadZone.class)).close())
+                .hasStackTraceContaining(RecurringDeclarationException.class.getName());
+        String all = output.getAll();
+        assertThat(all).contains("APPLICATION FAILED TO START");
+        String report = all.substring(all.lastIndexOf("APPLICATION FAILED TO START"));
+        assertThat(report).contains("Description:").contains("@Recurring(name = \"n\") on recurringValidationTest.BadZone.run: "
+                + "zone = 'Mars/Olympus' is not a zone id")
+                .contains("Action:").contains("zone (cron only) takes a zone id such as \"Europe/Berlin\"")
+                .contains("misfire is FIRE_ONE, FIRE_ALL or FIRE_NONE; overlap is RUN or SKIP");
     }
 
     @Test
     void eachBadDeclarationIsNamed() {
+        assertFails(BadOverlap.class, "overlap = 'QUEUE' must be RUN or SKIP");
+        assertFails(BadRate.class, "fixedRate = 'often'");
         assertFails(WithoutHandler.class, "needs @DelayedHandler on the same method");
         assertFails(CronAndRate.class, "exactly one of cron and fixedRate must be set");
         assertFails(BadZone.class, "zone = 'Mars/Olympus' is not a zone id");
