@@ -43,6 +43,14 @@ final class QueueReads {
      */
     static final int HELD_IDS_READ = 10_000;
 
+    /**
+     * Of the groups measured, the most (the next to be served) whose oldest ready job is read for its
+     * due time, and the most record bytes read for them, per stats call (queue-stats.lua): the
+     * oldest waiting job of a grouped queue is looked for there.
+     */
+    static final int GROUP_HEADS_READ = 10;
+    static final int GROUP_HEAD_BYTES = 1 << 20;
+
     private final RScript script;
     private final String prefix;
     private final Map<String, String> bridgedLists;
@@ -109,7 +117,8 @@ final class QueueReads {
                 k.jobs(), k.control(), k.claims(), k.groupsReady()));
         keys.addAll(activeLists(k, consumerInstances(queue, false)));
         List<Object> r = call("read the counts of", queue, () -> QUEUE_STATS.run(script, Mode.READ_WRITE, ReturnType.LIST,
-                keys, k.activePrefix(), Integer.toString(HELD_IDS_READ), Integer.toString(QueueStats.GROUPS_READ)));
+                keys, k.activePrefix(), Integer.toString(HELD_IDS_READ), Integer.toString(QueueStats.GROUPS_READ),
+                Integer.toString(GROUP_HEADS_READ), Integer.toString(GROUP_HEAD_BYTES)));
         List<Object> counts = (List<Object>) r.get(0);
         List<Object> control = (List<Object>) r.get(3);
         List<Object> totals = (List<Object>) r.get(1);

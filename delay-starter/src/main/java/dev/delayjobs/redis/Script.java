@@ -44,7 +44,7 @@ enum Script {
             "groups-ready", "group-held"),
             args("wake", "count", "partitions").each("id", "mode", "time", "replace", "payload", "group").last("memo")),
     QUEUE_STATS(keys("delayed", "ready", "dead", "stats", "instances", "workers", "jobs", "control", "claims", "groups-ready")
-            .each("active"), args("active-prefix", "most-held-ids", "groups-read")),
+            .each("active"), args("active-prefix", "most-held-ids", "groups-read", "group-heads", "head-bytes")),
     RATE_LIMIT(keys("control"), args("permits", "window-ms", "channel")),
     RECORD_LAYOUT(keys("layouts"), args("partitions", "queue")),
     RECORD_PARTITION_LAYOUT(keys("control"), args("partitions")),

@@ -19,8 +19,12 @@
 --   prefetched ones
 -- ARGV[3] groups-read: most groups of the rotation whose ready lists are measured (the first, by
 --   turn: the next to be served, parked ones last)
--- Held jobs are counted from their claim entries, never their records: the one record read is the
--- head of ready's (for its due time).
+-- ARGV[4] group-heads: of those, the most whose oldest ready job's record is read for its due time
+--   (the first by turn)
+-- ARGV[5] head-bytes: the most record bytes read for them (HSTRLEN first)
+-- Held jobs are counted from their claim entries, never their records: the records read are the
+-- head of ready's and the heads of the first ARGV[4] groups' lists within ARGV[5] bytes (for their
+-- due times; the oldest waiting job of a group beyond them is not seen).
 -- Returns { {now, delayed, ready (PREFETCHED jobs included), running, dead, next due or -1, due time
 -- of the oldest waiting job (ready or PREFETCHED) or -1, held ids not read (counted as running)},
 -- {stat name, value, ...}, {instance, lease deadline, workers, held jobs (RUNNING and PREFETCHED), of
@@ -29,19 +33,23 @@
 -- ...: the named groups of the first ARGV[3] members} }. The ready count includes the ids of those
 -- groups' lists, not those of the groups beyond.
 -- Cost: O(I + min(H, ARGV[2]) + min(G, ARGV[3]) + log G) for I consumer instances holding H jobs and
--- G groups in the rotation, and one record; independent of the backlog and of the held jobs' payloads.
+-- G groups in the rotation, one record and at most ARGV[5] bytes of others; independent of the
+-- backlog and of the held jobs' payloads.
 local now = now_ms()
 local next_due = head_score(KEYS[1]) or -1
 local oldest = -1
 if next_due >= 0 and next_due <= now then oldest = next_due end
-local head = redis.call('LINDEX', KEYS[2], 0)
-if head == WAKE then head = redis.call('LINDEX', KEYS[2], 1) end
-if head then
+-- the due time of a waiting job at the head of a ready list, when older than the oldest so far
+local function waiting_head(head)
+  if not head then return end
   local rec = redis.call('HGET', KEYS[7], head)
   local c = claim_of(redis.call('HGET', KEYS[9], head))
   local due = rec and select(2, record_header(rec))
   if due and (not c or c.hold == FREE) and (oldest < 0 or from36(due) < oldest) then oldest = from36(due) end
 end
+local head = redis.call('LINDEX', KEYS[2], 0)
+if head == WAKE then head = redis.call('LINDEX', KEYS[2], 1) end
+waiting_head(head)
 local instances = {}
 local running, prefetched, unread = 0, 0, 0
 local budget = tonumber(ARGV[2])
@@ -88,9 +96,19 @@ local groups = { redis.call('ZCARD', KEYS[10]) }
 local grouped_ready = 0
 if groups[1] > 0 then
   if redis.call('ZSCORE', KEYS[10], '') then groups[1] = groups[1] - 1 end
+  local heads, head_bytes = tonumber(ARGV[4]), tonumber(ARGV[5])
   for _, g in ipairs(redis.call('ZRANGE', KEYS[10], 0, tonumber(ARGV[3]) - 1)) do
     if g ~= '' then
       local n = redis.call('LLEN', KEYS[2] .. ':' .. g)
+      if heads > 0 and n > 0 then
+        heads = heads - 1
+        local id = redis.call('LINDEX', KEYS[2] .. ':' .. g, 0)
+        local size = redis.call('HSTRLEN', KEYS[7], id)
+        if size <= head_bytes then
+          head_bytes = head_bytes - size
+          waiting_head(id)
+        end
+      end
       grouped_ready = grouped_ready + n
       groups[#groups + 1] = g
       groups[#groups + 1] = n

@@ -2,6 +2,7 @@ package dev.delayjobs.actuate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -60,6 +61,21 @@ class GroupCountsTest {
             assertThat(view.ready()).as("the ready jobs of the groups measured").isEqualTo(QueueStats.GROUPS_READ);
             assertThat(app.getBean(MeterRegistry.class).get("delay.queue.groups").tag("queue", "many").gauge().value())
                     .isEqualTo(count);
+        }
+    }
+
+    @Test
+    void theOldestWaitingJobOfAGroupIsTheQueuesOldestOverdue() {
+        try (ConfigurableApplicationContext app = TestApps.run(TestRedis.uniquePrefix(), List.of(), SHOWN)) {
+            DelayPublisher publisher = app.getBean(DelayPublisher.class);
+            // no consumer: the grouped jobs wait in their groups' lists, the default group's is empty
+            publisher.publishAll("overdue", List.of(PublishRequest.of(1).group("m-1").at(Instant.now().minusSeconds(120)),
+                    PublishRequest.of(2).group("m-2").at(Instant.now().minusSeconds(30))));
+
+            QueueView view = app.getBean(DelayQueuesEndpoint.class).queues().queues().get("overdue");
+            assertThat(view.ready()).isEqualTo(2);
+            assertThat(view.oldestOverdueMillis()).as("the head of group m-1, due 2 minutes ago")
+                    .isGreaterThanOrEqualTo(120_000).isLessThan(600_000);
         }
     }
 
