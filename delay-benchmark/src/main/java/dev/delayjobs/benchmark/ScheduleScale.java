@@ -29,10 +29,11 @@ import dev.delayjobs.schedule.ScheduleSpec;
  * created at an even pace over one minute, so their ticks spread over it as customers' schedules
  * do), on one queue handled by a no-op handler in the same application. Per N, on a fresh Redis:
  * memory per schedule ({@code used_memory} before and after creating them), then over
- * {@value #WINDOW_SECONDS} s of steady ticking: Redis CPU per tick ({@code INFO cpu}, everything the
- * server did, the tick jobs' publish, claim and ack included), each script's time per call from
- * {@code SLOWLOG} with {@code slowlog-log-slower-than 0} (read and reset every second), the longest
- * call, and how late ticks started. Sizes: {@code -Dscale.sizes=5000,50000}. Run with
+ * {@value #WINDOW_SECONDS} s of steady ticking, how late ticks started; in its first half, with the
+ * slow log off, Redis CPU per tick ({@code INFO cpu}, everything the server did, the tick jobs'
+ * transfer, claim and ack included); in its second half each script's time per call from
+ * {@code SLOWLOG} with {@code slowlog-log-slower-than 0} (read and reset every second), and the
+ * longest call. Sizes: {@code -Dscale.sizes=5000,50000}. Run with
  * {@code java -cp delay-benchmark/target/delay-benchmark.jar -Dloader.main=dev.delayjobs.benchmark.ScheduleScale org.springframework.boot.loader.launch.PropertiesLauncher}.
  */
 public final class ScheduleScale {
@@ -57,12 +58,19 @@ public final class ScheduleScale {
         }
     }
 
-    /** Per script: calls, total and longest time in Redis (microseconds). */
+    /** Per script: calls, total and longest time in Redis (microseconds), and each call's time. */
     private static final class ScriptTimes {
         long calls;
         long micros;
         long longest;
+        final List<Long> each = new ArrayList<>();
     }
+
+    /** A call over 5 ms: when (unix seconds), what, how long, its argument count (tick.lua: 6 per schedule). */
+    private record SlowCall(long second, String name, long micros, int args) {
+    }
+
+    private static final List<SlowCall> OVER_5_MS = new ArrayList<>();
 
     public static void main(String[] args) throws Exception {
         String[] sizes = System.getProperty("scale.sizes", "5000,50000").split(",");
@@ -111,35 +119,67 @@ public final class ScheduleScale {
             // the first ticks come a minute after each creation: wait for the second minute's steady state
             Thread.sleep(Math.max(0, (long) (70_000 - (System.nanoTime() - start) / 1e6)));
 
-            resp.call("CONFIG", "SET", "slowlog-log-slower-than", "0");
+            // first half: Redis CPU with the slow log off (logging every call costs CPU of its own)
+            resp.call("CONFIG", "SET", "slowlog-log-slower-than", "-1");
+            long half = WINDOW_SECONDS * 500_000_000L;
+            double cpuBefore = probe.cpuSeconds();
+            long handledBefore = ticks.handled.get();
+            ticks.measuring = true;
+            Thread.sleep(half / 1_000_000);
+            double cpu = probe.cpuSeconds() - cpuBefore;
+            long cpuTicks = ticks.handled.get() - handledBefore;
+            // second half: every call in the slow log, read and reset every second
             resp.call("CONFIG", "SET", "slowlog-max-len", "100000");
+            resp.call("CONFIG", "SET", "slowlog-log-slower-than", "0");
             resp.call("SLOWLOG", "RESET");
             Map<String, ScriptTimes> byScript = new TreeMap<>();
-            double cpuBefore = probe.cpuSeconds();
-            ticks.measuring = true;
-            long windowEnd = System.nanoTime() + WINDOW_SECONDS * 1_000_000_000L;
+            long logHandledBefore = ticks.handled.get();
+            long windowEnd = System.nanoTime() + half;
             while (System.nanoTime() < windowEnd) {
                 Thread.sleep(1000);
                 drainSlowlog(resp, byScript);
             }
             ticks.measuring = false;
-            double cpu = probe.cpuSeconds() - cpuBefore;
             drainSlowlog(resp, byScript);
+            long logTicks = ticks.handled.get() - logHandledBefore;
             resp.call("CONFIG", "SET", "slowlog-log-slower-than", "10000");
 
             long handled = ticks.handled.get();
             List<Long> lateness = new ArrayList<>(ticks.latenessMs);
             Collections.sort(lateness);
+            ScriptTimes longest = new ScriptTimes();
+            String longestName = "";
+            for (Map.Entry<String, ScriptTimes> e : byScript.entrySet()) {
+                if (e.getValue().longest > longest.longest) {
+                    longest = e.getValue();
+                    longestName = e.getKey();
+                }
+            }
             System.out.printf("%n## N = %,d (Redis %s)%n", n, probe.version());
             System.out.printf("created in %.1f s; memory per schedule %,d bytes (used_memory %,d -> %,d)%n", createdIn,
                     (after - before) / n, before, after);
-            System.out.printf("in %d s: %,d ticks handled (%.0f/s); Redis CPU %.2f s: %.1f µs per tick, all commands;"
-                    + " tick lateness p50 %d ms, p99 %d ms, max %d ms%n", WINDOW_SECONDS, handled, handled / (double) WINDOW_SECONDS,
-                    cpu, cpu * 1e6 / handled, at(lateness, 0.5), at(lateness, 0.99), lateness.isEmpty() ? 0 : lateness.get(lateness.size() - 1));
-            System.out.println("| command | calls | µs per call | µs per tick | longest µs |");
-            System.out.println("|---|---|---|---|---|");
-            byScript.forEach((name, t) -> System.out.printf("| %s | %,d | %.1f | %.2f | %,d |%n", name, t.calls,
-                    t.micros / (double) t.calls, t.micros / (double) handled, t.longest));
+            System.out.printf("in %d s: %,d ticks handled (%.0f/s); tick lateness p50 %d ms, p99 %d ms, max %d ms%n",
+                    WINDOW_SECONDS, handled, handled / (double) WINDOW_SECONDS, at(lateness, 0.5), at(lateness, 0.99),
+                    lateness.isEmpty() ? 0 : lateness.get(lateness.size() - 1));
+            System.out.printf("first half, slow log off: Redis CPU %.2f s for %,d ticks: %.1f µs per tick, every command"
+                    + " of the server (the tick jobs' transfer, claim and ack included)%n", cpu, cpuTicks, cpu * 1e6 / cpuTicks);
+            System.out.printf("second half, every call logged: %,d ticks; longest call %,d µs (%s)%n", logTicks, longest.longest,
+                    longestName);
+            System.out.println("| script | calls | µs per call | µs per tick | p99 µs | longest µs |");
+            System.out.println("|---|---|---|---|---|---|");
+            // the commands a script runs are logged as well (Redis 7.0): only the scripts are listed
+            byScript.forEach((name, t) -> {
+                if (name.startsWith("evalsha")) {
+                    Collections.sort(t.each);
+                    System.out.printf("| %s | %,d | %.1f | %.2f | %,d | %,d |%n", name, t.calls, t.micros / (double) t.calls,
+                            t.micros / (double) logTicks, at(t.each, 0.99), t.longest);
+                }
+            });
+            // a call over 5 ms beside others in the same second points at the machine (Redis descheduled), not the script
+            System.out.println("calls over 5 ms (second, command, µs, arguments logged; all commands logged that second over 5 ms): "
+                    + OVER_5_MS.stream().map(c -> c.second() + " " + c.name() + " " + c.micros() + " " + c.args() + " "
+                            + OVER_5_MS.stream().filter(o -> o.second() == c.second()).count()).toList());
+            OVER_5_MS.clear();
             probe.close();
         }
     }
@@ -161,6 +201,11 @@ public final class ScheduleScale {
             t.calls++;
             t.micros += usec;
             t.longest = Math.max(t.longest, usec);
+            t.each.add(usec);
+            if (usec > 5000) {
+                // the argument count as logged: Redis keeps at most 32 arguments of an entry
+                OVER_5_MS.add(new SlowCall((Long) entry.get(1), name, usec, args.size()));
+            }
         }
     }
 
