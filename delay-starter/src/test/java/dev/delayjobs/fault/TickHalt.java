@@ -14,7 +14,8 @@ import io.netty.channel.ChannelPromise;
  * is about to send a {@code tick.lua} call, that is after its schedule timer has read the due
  * schedules and computed their steps, and before Redis has seen any of it. A handler at the
  * application end of every connection sees each command before it is encoded; {@code tick.lua}
- * is the only script called with seven keys, the first the queue's {@code schedules} hash.
+ * is the only script whose keys start with the queue's {@code schedules} hash, its
+ * {@code schedule-ticks} and its {@code jobs} hash.
  */
 final class TickHalt implements NettyHook {
 
@@ -42,7 +43,7 @@ final class TickHalt implements NettyHook {
         }
         String name = command.getCommand().getName();
         Object[] params = command.getParams();
-        return (name.equals("EVALSHA") || name.equals("EVAL")) && params.length > 2
-                && String.valueOf(params[1]).equals("7") && String.valueOf(params[2]).endsWith(":schedules");
+        return (name.equals("EVALSHA") || name.equals("EVAL")) && params.length > 4
+                && String.valueOf(params[2]).endsWith(":schedules") && String.valueOf(params[4]).endsWith(":jobs");
     }
 }
