@@ -77,15 +77,14 @@ class ScheduleKillTest {
             // the survivor alone goes on for 6 ticks past the kill (its lease: 2 s), then the schedule ends
             await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50)).until(
                     () -> HandledLog.read(logs).stream().filter(h -> h.startedAt() > killedAt + 6 * RATE_MS).count() >= 1);
-            long removedAt = remove(redis, prefix);
-            // ticks up to the removal were published (each 2 s ahead): all of them are handled
+            Ended ended = remove(redis, prefix);
             await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).until(
-                    () -> handledTicks(HandledLog.read(logs)).containsAll(ticks(first, removedAt)));
+                    () -> handledTicks(HandledLog.read(logs)).containsAll(ticks(first, ended.end())));
             await().atMost(Duration.ofSeconds(10)).until(() -> app.getBean(RedisJobStore.class)
                     .stats(QUEUE).running() == 0);
 
             List<Handled> handled = HandledLog.read(logs);
-            assertOnGridNoneEarly(handled, first, removedAt);
+            assertOnGridNoneEarly(handled, first, ended.removedAt());
             Set<String> duplicated = HandledLog.duplicated(handled);
             assertThat(heldAtKill.all()).as("ticks handled twice were held by the victim at the kill").containsAll(duplicated);
             for (String id : heldAtKill.running()) {
@@ -97,7 +96,7 @@ class ScheduleKillTest {
                         });
             }
             FaultReport.record("kill -9 of a consumer in the middle of a schedule's tick",
-                    "ticks=" + ticks(first, removedAt).size() + " handled=" + HandledLog.counts(handled).size()
+                    "ticks=" + ticks(first, ended.end()).size() + " handled=" + HandledLog.counts(handled).size()
                             + " runs=" + handled.size() + " runningInVictimAtKill=" + heldAtKill.running()
                             + " duplicated=" + duplicated + " maxLatenessMs="
                             + handled.stream().mapToLong(Handled::lateness).max().orElseThrow());
@@ -129,14 +128,14 @@ class ScheduleKillTest {
                 long startedAt = System.currentTimeMillis();
                 await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50)).until(
                         () -> handledTicks(HandledLog.read(List.of(next.log()))).containsAll(ticks(first, startedAt + 2 * RATE_MS)));
-                long removedAt = remove(redis, prefix);
+                Ended ended = remove(redis, prefix);
                 await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).until(
-                        () -> handledTicks(HandledLog.read(List.of(next.log()))).containsAll(ticks(first, removedAt)));
+                        () -> handledTicks(HandledLog.read(List.of(next.log()))).containsAll(ticks(first, ended.end())));
                 List<Handled> handled = HandledLog.read(List.of(next.log()));
-                assertOnGridNoneEarly(handled, first, removedAt);
+                assertOnGridNoneEarly(handled, first, ended.removedAt());
                 assertThat(HandledLog.duplicated(handled)).as("handled twice").isEmpty();
                 FaultReport.record("kill -9 of the only schedule timer between its read and tick.lua",
-                        "ticks=" + ticks(first, removedAt).size() + " handled=" + handled.size()
+                        "ticks=" + ticks(first, ended.end()).size() + " handled=" + handled.size()
                                 + " missedWhileNoInstanceRan=" + ticks(first, startedAt).size()
                                 + " firstTickLatenessMs=" + handled.stream().filter(h -> h.dueAt() == first)
                                         .mapToLong(Handled::lateness).min().orElseThrow());
@@ -167,16 +166,28 @@ class ScheduleKillTest {
         }
     }
 
-    /** Removes the schedule; returns when (epoch ms, after the call returned). */
-    private static long remove(RedisServerProcess redis, String prefix) {
+    /**
+     * Ends the schedule: once every tick up to now is published (its stored next tick is later),
+     * removes it. Each tick up to {@code end} must be handled; none after {@code removedAt} plus the
+     * lookahead (2 s) can be.
+     */
+    private static Ended remove(RedisServerProcess redis, String prefix) {
+        long end = System.currentTimeMillis();
+        String ticks = prefix + ":{" + QUEUE + "}:schedule-ticks";
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50))
+                .until(() -> Long.parseLong((String) RedisCli.call(redis.port(), "ZSCORE", ticks, NAME)) > end);
         RedissonClient redisson = client(redis);
         try {
             assertThat(new ScheduleStore(redisson, prefix).remove(QueueName.of(QUEUE).whole(), List.of(NAME))).isOne();
-            return System.currentTimeMillis();
+            return new Ended(end, System.currentTimeMillis());
         }
         finally {
             redisson.shutdown();
         }
+    }
+
+    /** When the test ended the schedule (epoch ms) and when its removal returned. */
+    private record Ended(long end, long removedAt) {
     }
 
     private static RedissonClient client(RedisServerProcess redis) {
