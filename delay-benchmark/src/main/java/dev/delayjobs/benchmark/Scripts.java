@@ -24,7 +24,8 @@ final class Scripts {
 
     static {
         List<String> names = List.of("publish", "transfer", "claim", "ack", "retry", "bury", "heartbeat", "recover-expired",
-                "release", "release-all-but", "cancel", "reschedule", "find", "trim-dead", "queue-stats", "dead-page", "requeue-dead", "delete-dead");
+                "release", "release-all-but", "cancel", "reschedule", "find", "trim-dead", "queue-stats", "dead-page", "requeue-dead", "delete-dead",
+                "tick", "schedules-due", "schedule-declare", "schedule-remove", "schedules-page", "schedule-set-tick");
         for (String name : names) {
             String source = read(name + ".lua");
             if (source != null) {

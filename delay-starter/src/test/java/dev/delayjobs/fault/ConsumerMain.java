@@ -5,10 +5,12 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
+import org.redisson.spring.starter.RedissonAutoConfigurationCustomizer;
 import org.redisson.spring.starter.RedissonAutoConfigurationV4;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.context.PropertyPlaceholderAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.context.event.ApplicationReadyEvent;
@@ -32,7 +34,8 @@ import dev.delayjobs.autoconfigure.DelayBridgeAutoConfiguration;
  * starts with {@code fault.halt-on} (when set) is a poison job: the handler writes its line as it
  * starts and kills its own JVM at once ({@code Runtime.halt}), on every delivery. With
  * {@code fault.id-from-payload=true} a line names the job {@code work-<n>} instead of by its id: a
- * queue in compatibility mode gives each element an id of its own.
+ * queue in compatibility mode gives each element an id of its own. With {@code fault.halt-before-tick=true}
+ * the JVM halts as it is about to send its first {@code tick.lua} call ({@link TickHalt}).
  *
  * <p>Only the auto-configurations a consumer needs are imported: with all of those on the test
  * class path (web, actuator, ...), a JVM took several times longer to start on the 2-core CI machine.
@@ -62,6 +65,12 @@ public class ConsumerMain {
         return new Handler(HandledLog.appender(Path.of(environment.getRequiredProperty("fault.log"))),
                 environment.getProperty("fault.halt-on", ""),
                 environment.getProperty("fault.id-from-payload", Boolean.class, false));
+    }
+
+    @Bean
+    @ConditionalOnProperty("fault.halt-before-tick")
+    RedissonAutoConfigurationCustomizer haltBeforeTick() {
+        return config -> config.setNettyHook(new TickHalt());
     }
 
     /** Tells the test that the consumer runs: its containers have started. */

@@ -27,6 +27,7 @@ import dev.delayjobs.fault.ConsumerMain.Work;
 import dev.delayjobs.fault.HandledLog.Handled;
 import dev.delayjobs.redis.QueueStats;
 import dev.delayjobs.redis.RedisJobStore;
+import dev.delayjobs.schedule.DelaySchedules;
 import dev.delayjobs.test.TestApps;
 import dev.delayjobs.test.TestRedis;
 
@@ -100,9 +101,11 @@ public final class FaultSoak {
             }
             consumers.forEach(c -> c.awaitReady(Duration.ofSeconds(60)));
             Producer producer;
+            SoakSchedules schedules;
             List<ConsumerProcess> shared = java.util.Collections.synchronizedList(consumers);
             try (ConfigurableApplicationContext app = TestApps.run("127.0.0.1", proxy.port(), prefix, List.of())) {
                 producer = new Producer(app.getBean(DelayPublisher.class), new Random(seed + 1));
+                schedules = SoakSchedules.create(app.getBean(DelaySchedules.class));
                 long end = System.currentTimeMillis() + duration.toMillis();
                 // faults on a thread of their own, so that the load goes on through them (a publish
                 // sent into a frozen Redis is what Redisson resends)
@@ -134,6 +137,7 @@ public final class FaultSoak {
                 }
                 faulting.join();
                 proxy.latency(0);
+                schedules.end();
                 // the quiet period: no load, no fault; everything due (at most 8 s ahead) gets handled
                 long quietUntil = System.currentTimeMillis() + 120_000;
                 RedisJobStore direct = store(redis, prefix);
@@ -149,7 +153,7 @@ public final class FaultSoak {
                 Thread.sleep(3000);
             }
             try {
-                return check(redis, prefix, producer, HandledLog.read(logs));
+                return check(redis, prefix, producer, schedules, HandledLog.read(logs));
             }
             finally {
                 consumers.forEach(ConsumerProcess::close);
@@ -247,7 +251,8 @@ public final class FaultSoak {
         return Redisson.create(config);
     }
 
-    private Result check(RedisServerProcess redis, String prefix, Producer producer, List<Handled> handled) {
+    private Result check(RedisServerProcess redis, String prefix, Producer producer, SoakSchedules schedules,
+            List<Handled> handled) {
         RedissonClient redisson = client(redis);
         try {
             RedisJobStore store = new RedisJobStore(redisson, prefix);
@@ -332,6 +337,7 @@ public final class FaultSoak {
             if (deadCounter < dead.size()) {
                 violations.add("COUNTERS dead counter " + deadCounter + " below the dead set's " + dead.size());
             }
+            violations.addAll(schedules.check(handled, id -> isDead(store, id)));
             int duplicates = 0;
             int unexplained = 0;
             for (Map.Entry<String, List<Handled>> e : byId.entrySet()) {
@@ -357,7 +363,8 @@ public final class FaultSoak {
                     + " cancelled=" + producer.cancelled.size()
                     + " ambiguous=" + producer.ambiguous + " handled=" + byId.size() + " dead=" + dead.size()
                     + " faults=" + new TreeMap<>(faults) + " crashes=" + crashes + " lost=" + lost + " stranded=" + stranded + " early=" + early
-                    + " duplicates=" + duplicates + " unexplained=" + unexplained + " mostPrefetched=" + mostPrefetched;
+                    + " duplicates=" + duplicates + " unexplained=" + unexplained + " mostPrefetched=" + mostPrefetched
+                    + " " + schedules.figures(handled);
             return new Result(figures, violations);
         }
         finally {
