@@ -93,6 +93,11 @@ final class RedisProbe implements AutoCloseable {
         return new Longest(max, command);
     }
 
+    /** ZCARD of {@code key}: how many members a sorted set holds (0 when it does not exist). */
+    long zcard(String key) {
+        return (Long) resp.call("ZCARD", key);
+    }
+
     /** CPU the server used so far, system and user, in seconds. */
     double cpuSeconds() {
         Map<String, String> cpu = info("cpu");

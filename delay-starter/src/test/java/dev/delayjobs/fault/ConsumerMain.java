@@ -36,6 +36,8 @@ import dev.delayjobs.autoconfigure.DelayBridgeAutoConfiguration;
  * {@code fault.id-from-payload=true} a line names the job {@code work-<n>} instead of by its id: a
  * queue in compatibility mode gives each element an id of its own. With {@code fault.halt-before-tick=true}
  * the JVM halts as it is about to send its first {@code tick.lua} call ({@link TickHalt}).
+ * With {@code fault.log-runs=true} every call also writes its start and end to
+ * {@code <fault.log>.runs} ({@link RunLog}).
  *
  * <p>Only the auto-configurations a consumer needs are imported: with all of those on the test
  * class path (web, actuator, ...), a JVM took several times longer to start on the 2-core CI machine.
@@ -62,7 +64,9 @@ public class ConsumerMain {
 
     @Bean
     Handler faultHandler(Environment environment) {
-        return new Handler(HandledLog.appender(Path.of(environment.getRequiredProperty("fault.log"))),
+        String log = environment.getRequiredProperty("fault.log");
+        return new Handler(HandledLog.appender(Path.of(log)),
+                environment.getProperty("fault.log-runs", Boolean.class, false) ? RunLog.appender(Path.of(log + ".runs")) : null,
                 environment.getProperty("fault.halt-on", ""),
                 environment.getProperty("fault.id-from-payload", Boolean.class, false));
     }
@@ -88,11 +92,13 @@ public class ConsumerMain {
     static final class Handler {
 
         private final HandledLog.Appender log;
+        private final RunLog.Appender runs;
         private final String haltOn;
         private final boolean idFromPayload;
 
-        Handler(HandledLog.Appender log, String haltOn, boolean idFromPayload) {
+        Handler(HandledLog.Appender log, RunLog.Appender runs, String haltOn, boolean idFromPayload) {
             this.log = log;
+            this.runs = runs;
             this.haltOn = haltOn;
             this.idFromPayload = idFromPayload;
         }
@@ -100,6 +106,25 @@ public class ConsumerMain {
         @DelayedHandler(queue = "${fault.queue}", concurrency = "${fault.concurrency:4}")
         void handle(DelayedJob<Work> job) throws InterruptedException {
             long startedAt = System.currentTimeMillis();
+            if (runs == null) {
+                work(job, startedAt);
+                return;
+            }
+            long run = runs.started(name(job), startedAt, job.dueAt().toEpochMilli());
+            try {
+                work(job, startedAt);
+            }
+            finally {
+                // before the call returns, so before its ack (or retry) can free the job's group
+                runs.ended(run);
+            }
+        }
+
+        private String name(DelayedJob<Work> job) {
+            return idFromPayload ? "work-" + job.payload().n() : job.id();
+        }
+
+        private void work(DelayedJob<Work> job, long startedAt) throws InterruptedException {
             if (!haltOn.isEmpty() && job.id().startsWith(haltOn)) {
                 log.append(job, startedAt, startedAt);
                 Runtime.getRuntime().halt(137);
@@ -111,7 +136,7 @@ public class ConsumerMain {
             if (workMs > 0) {
                 Thread.sleep(workMs);
             }
-            log.append(idFromPayload ? "work-" + job.payload().n() : job.id(), job, startedAt, System.currentTimeMillis());
+            log.append(name(job), job, startedAt, System.currentTimeMillis());
         }
     }
 }

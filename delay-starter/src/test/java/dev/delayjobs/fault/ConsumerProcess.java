@@ -23,11 +23,15 @@ final class ConsumerProcess implements AutoCloseable {
     private final Path log;
     private final Path out;
 
+    /** When this JVM saw the process end (epoch ms), -1 while it runs. */
+    private volatile long diedAt = -1;
+
     private ConsumerProcess(String name, Process process, Path log, Path out) {
         this.name = name;
         this.process = process;
         this.log = log;
         this.out = out;
+        process.onExit().thenRun(() -> diedAt = System.currentTimeMillis());
     }
 
     /**
@@ -82,6 +86,14 @@ final class ConsumerProcess implements AutoCloseable {
     /** The file of handled-job lines ({@link HandledLog}). */
     Path log() {
         return log;
+    }
+
+    /**
+     * When the process was seen to end (epoch ms; a few ms after it died, never before), -1 while it
+     * runs: the latest a handler call of it that wrote no end line can have lasted.
+     */
+    long diedAt() {
+        return diedAt;
     }
 
     boolean isAlive() {

@@ -37,7 +37,9 @@ import dev.delayjobs.test.TestRedis;
  * and restarted on its AOF, every client connection killed, latency, dropped connections), all
  * with Redisson's default timeouts and retries. After a quiet period it checks what users rely on
  * against the handlers' logs and Redis itself, prints one line of figures, and names every job
- * that broke a rule.
+ * that broke a rule. The queue has {@code group-concurrency=1}: its grouped jobs (bursts of a few
+ * jobs of one group due at once) must never run two at a time, which the handlers' own start and
+ * end lines ({@link RunLog}) show; its ungrouped jobs are in the default group, which has no limit.
  *
  * <pre>
  * ./mvnw -B -q -pl delay-starter -am test -Dtest=FaultSoakTest -Dsurefire.failIfNoSpecifiedTests=false \
@@ -67,6 +69,8 @@ public final class FaultSoak {
     private long mostPrefetched;
     private int crashes;
     private final List<Fault> deck = new ArrayList<>();
+    /** Every consumer process started, for the time each died (a run it never ended lasted until then). */
+    private final List<ConsumerProcess> started = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     FaultSoak(Duration duration, long seed) {
         this.duration = duration;
@@ -90,7 +94,9 @@ public final class FaultSoak {
                 "delay.consumer.backoff.initial=200ms", "fault.halt-on=poison-",
                 // a fixed buffer: at the soak's few dozen jobs a second the pace would keep none, and
                 // faults must also meet jobs that wait in a buffer
-                "delay.consumer.prefetch=4" };
+                "delay.consumer.prefetch=4",
+                // grouped jobs one at a time per group (the default group, ungrouped jobs, has no limit)
+                "delay.queues." + QUEUE + ".group-concurrency=1", "fault.log-runs=true" };
         try (RedisServerProcess redis = RedisServerProcess.start("--appendonly", "yes", "--appendfsync", "always");
                 TcpProxy proxy = new TcpProxy(redis.port())) {
             List<ConsumerProcess> consumers = new ArrayList<>();
@@ -153,7 +159,8 @@ public final class FaultSoak {
                 Thread.sleep(3000);
             }
             try {
-                return check(redis, prefix, producer, schedules, HandledLog.read(logs));
+                return check(redis, prefix, producer, schedules, HandledLog.read(logs),
+                        RunLog.read(logs.stream().map(log -> Path.of(log + ".runs")).toList()));
             }
             finally {
                 consumers.forEach(ConsumerProcess::close);
@@ -180,6 +187,7 @@ public final class FaultSoak {
             String... settings) {
         ConsumerProcess consumer = ConsumerProcess.start(name, proxy.port(), prefix, QUEUE, 4, settings);
         logs.add(consumer.log());
+        started.add(consumer);
         return consumer;
     }
 
@@ -252,7 +260,7 @@ public final class FaultSoak {
     }
 
     private Result check(RedisServerProcess redis, String prefix, Producer producer, SoakSchedules schedules,
-            List<Handled> handled) {
+            List<Handled> handled, List<RunLog.Run> calls) {
         RedissonClient redisson = client(redis);
         try {
             RedisJobStore store = new RedisJobStore(redisson, prefix);
@@ -338,6 +346,24 @@ public final class FaultSoak {
                 violations.add("COUNTERS dead counter " + deadCounter + " below the dead set's " + dead.size());
             }
             violations.addAll(schedules.check(handled, id -> isDead(store, id)));
+            // group-concurrency=1: no two runs of one group at once; a run cut by its JVM's death
+            // lasted until then, and its group stays held until recovery hands the job back
+            Map<Long, Long> diedAt = new HashMap<>();
+            started.forEach(c -> diedAt.put(c.pid(), c.diedAt()));
+            List<String> overlaps = RunLog.overlaps(calls, producer.groupOf::get, pid -> diedAt.getOrDefault(pid, -1L));
+            violations.addAll(overlaps);
+            Map<String, String> held = redisson.<String, String>getMap(prefix + ":{" + QUEUE + "}:group-held",
+                    StringCodec.INSTANCE).readAllMap();
+            held.remove(""); // the rotation's turn counter
+            if (!held.isEmpty()) {
+                violations.add("STRANDED groups still counted as held after the quiet period: " + held);
+            }
+            Set<String> groupFields = redisson.<String, String>getMap(prefix + ":{" + QUEUE + "}:groups", StringCodec.INSTANCE)
+                    .readAllKeySet();
+            groupFields.removeAll(records);
+            if (!groupFields.isEmpty()) {
+                violations.add("STRUCTURE group fields without a job after the quiet period: " + first(groupFields));
+            }
             int duplicates = 0;
             int unexplained = 0;
             for (Map.Entry<String, List<Handled>> e : byId.entrySet()) {
@@ -364,12 +390,36 @@ public final class FaultSoak {
                     + " ambiguous=" + producer.ambiguous + " handled=" + byId.size() + " dead=" + dead.size()
                     + " faults=" + new TreeMap<>(faults) + " crashes=" + crashes + " lost=" + lost + " stranded=" + stranded + " early=" + early
                     + " duplicates=" + duplicates + " unexplained=" + unexplained + " mostPrefetched=" + mostPrefetched
+                    + " grouped=" + producer.groupOf.size() + " groupedRuns=" + calls.stream()
+                            .filter(r -> producer.groupOf.containsKey(r.id())).count()
+                    + " waitedForGroup=" + waitedForGroup(calls, producer.groupOf) + " groupOverlaps=" + overlaps.size()
                     + " " + schedules.figures(handled);
             return new Result(figures, violations);
         }
         finally {
             redisson.shutdown();
         }
+    }
+
+    /**
+     * Runs of a group that were due while the group's run before them was still going: without the
+     * limit a free worker could have started them then. Shows that the rule was put to the test.
+     */
+    private static int waitedForGroup(List<RunLog.Run> runs, Map<String, String> groupOf) {
+        Map<String, List<RunLog.Run>> byGroup = new HashMap<>();
+        runs.stream().filter(r -> groupOf.containsKey(r.id()))
+                .forEach(r -> byGroup.computeIfAbsent(groupOf.get(r.id()), g -> new ArrayList<>()).add(r));
+        int waited = 0;
+        for (List<RunLog.Run> list : byGroup.values()) {
+            list.sort((a, b) -> Long.compare(a.startedAt(), b.startedAt()));
+            for (int i = 1; i < list.size(); i++) {
+                RunLog.Run before = list.get(i - 1);
+                if (before.ended() && list.get(i).dueAt() < before.endedAt()) {
+                    waited++;
+                }
+            }
+        }
+        return waited;
     }
 
     private static boolean isDead(RedisJobStore store, String id) {
@@ -388,6 +438,8 @@ public final class FaultSoak {
     static final class Producer {
 
         final Set<String> accepted = new HashSet<>();
+        /** The group of each grouped job published. */
+        final Map<String, String> groupOf = new HashMap<>();
         final Map<String, Long> keyedPublishedAt = new HashMap<>();
         /** Keyed publishes after which their key had a successor waiting (their own, or one they were kept out of). */
         int keyedQueued;
@@ -446,6 +498,22 @@ public final class FaultSoak {
                 }
                 else if (op < 95 && poison < 2) {
                     publisher.publish(QUEUE, Work.of(n++, 0), Duration.ZERO, "poison-" + poison++);
+                }
+                else if (op >= 95) {
+                    // a burst of one group, due at once: the limit makes its jobs run one after another
+                    String group = "g-" + random.nextInt(5);
+                    Duration delay = delay();
+                    List<PublishRequest> batch = new ArrayList<>();
+                    for (int i = 0; i < 6; i++) {
+                        // no job past the handler timeout: an abandoned call may run beside the next
+                        // one of its group (guarantees.md), which is not what this rule checks
+                        Work work = random.nextInt(10) == 0 ? new Work(n++, -1, 100) : Work.of(n++, 100);
+                        batch.add(PublishRequest.of(work).delay(delay).group(group));
+                    }
+                    for (String id : publisher.publishAll(QUEUE, batch)) {
+                        remember(id);
+                        groupOf.put(id, group);
+                    }
                 }
             }
             catch (RuntimeException ex) {

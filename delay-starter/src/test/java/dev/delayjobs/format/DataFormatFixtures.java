@@ -4,6 +4,9 @@ import static dev.delayjobs.format.FixtureQueues.BRIDGED;
 import static dev.delayjobs.format.FixtureQueues.FAILING;
 import static dev.delayjobs.format.FixtureQueues.FUTURE;
 import static dev.delayjobs.format.FixtureQueues.GONE_INSTANCE;
+import static dev.delayjobs.format.FixtureQueues.GROUPED;
+import static dev.delayjobs.format.FixtureQueues.GROUP_A;
+import static dev.delayjobs.format.FixtureQueues.GROUP_B;
 import static dev.delayjobs.format.FixtureQueues.HELD;
 import static dev.delayjobs.format.FixtureQueues.LEGACY_LIST;
 import static dev.delayjobs.format.FixtureQueues.LIMITED;
@@ -45,6 +48,7 @@ import dev.delayjobs.DelayedHandler;
 import dev.delayjobs.DelayedJob;
 import dev.delayjobs.JobState;
 import dev.delayjobs.NonRetryableJobException;
+import dev.delayjobs.PublishRequest;
 import dev.delayjobs.RateLimit;
 import dev.delayjobs.embeddedredis.RedisServerProcess;
 import dev.delayjobs.format.FixtureQueues.Item;
@@ -113,6 +117,11 @@ class DataFormatFixtures {
 
         @DelayedHandler(queue = HELD, concurrency = "1")
         void hold(Item item) throws InterruptedException {
+            release.await(5, TimeUnit.MINUTES);
+        }
+
+        @DelayedHandler(queue = GROUPED, concurrency = "1")
+        void holdGrouped(Item item) throws InterruptedException {
             release.await(5, TimeUnit.MINUTES);
         }
     }
@@ -203,12 +212,20 @@ class DataFormatFixtures {
             throws IOException {
         publisher.publishAt(HELD, new Item("held-running"), PAST, "held-running");
         publisher.publishAt(HELD, new Item("held-prefetched"), PAST.plusSeconds(1), "held-prefetched");
+        publishGrouped(publisher, "grouped-a-1", GROUP_A, PAST);
         ConfigurableApplicationContext crashed = run(server, StuckHandler.class, "delay.instance-id=" + GONE_INSTANCE,
-                "delay.queues." + HELD + ".prefetch=1", "delay.heartbeat-interval=200ms", "delay.heartbeat-lease=1s",
-                "delay.shutdown-timeout=0s");
+                "delay.queues." + HELD + ".prefetch=1", "delay.queues." + GROUPED + ".prefetch=0",
+                "delay.heartbeat-interval=200ms", "delay.heartbeat-lease=1s", "delay.shutdown-timeout=0s");
         try {
             awaitState(publisher, HELD, "held-running", JobState.RUNNING);
             awaitState(publisher, HELD, "held-prefetched", JobState.PREFETCHED);
+            // its group held by the running job: the group's next job waits READY behind it (the
+            // consumer's one worker is busy and it keeps no buffer, so it takes nothing else)
+            awaitState(publisher, GROUPED, "grouped-a-1", JobState.RUNNING);
+            publishGrouped(publisher, "grouped-a-2", GROUP_A, PAST.plusSeconds(1));
+            publishGrouped(publisher, "grouped-b-1", GROUP_B, PAST.plusSeconds(2));
+            publishGrouped(publisher, "grouped-none", null, PAST.plusSeconds(3));
+            publishGrouped(publisher, "grouped-delayed", GROUP_A, FUTURE);
             publisher.publishAt(HELD, new Item("held-successor"), PAST.plusSeconds(2), "held-running");
             await().atMost(Duration.ofSeconds(10))
                     .until(() -> publisher.find(HELD, "held-running").orElseThrow().successor() != null);
@@ -247,6 +264,10 @@ class DataFormatFixtures {
         JsonMapper json = JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
         Files.writeString(DIRECTORY.resolve("format-" + DataFormat.CURRENT + ".json"),
                 json.writeValueAsString(fixture) + "\n");
+    }
+
+    private static void publishGrouped(DelayPublisher publisher, String name, String group, java.time.Instant dueAt) {
+        publisher.publish(GROUPED, PublishRequest.of(new Item(name)).at(dueAt).key(name).group(group));
     }
 
     private static void awaitState(DelayPublisher publisher, String queue, String id, JobState state) {

@@ -3,6 +3,9 @@ package dev.delayjobs.format;
 import static dev.delayjobs.format.FixtureQueues.BRIDGED;
 import static dev.delayjobs.format.FixtureQueues.FAILING;
 import static dev.delayjobs.format.FixtureQueues.FUTURE;
+import static dev.delayjobs.format.FixtureQueues.GROUPED;
+import static dev.delayjobs.format.FixtureQueues.GROUP_A;
+import static dev.delayjobs.format.FixtureQueues.GROUP_B;
 import static dev.delayjobs.format.FixtureQueues.HELD;
 import static dev.delayjobs.format.FixtureQueues.LIMITED;
 import static dev.delayjobs.format.FixtureQueues.PARTS;
@@ -125,6 +128,11 @@ class DataFormatFixturesTest {
             record(job);
         }
 
+        @DelayedHandler(queue = GROUPED, concurrency = "2")
+        void grouped(DelayedJob<Item> job) {
+            record(job);
+        }
+
         private void record(DelayedJob<Item> job) {
             handled.add(new Handled(job.queue(), job.id(), job.attempt(), job.payload().name()));
         }
@@ -199,6 +207,11 @@ class DataFormatFixturesTest {
             assertJob(publisher, PARTS, "part-delayed", JobState.DELAYED, 0);
             assertJob(publisher, PAUSED, "paused-1", JobState.READY, 0);
             assertJob(publisher, LIMITED, "limited-1", JobState.READY, 0);
+            assertThat(assertJob(publisher, GROUPED, "grouped-a-1", JobState.RUNNING, 1).group()).isEqualTo(GROUP_A);
+            assertThat(assertJob(publisher, GROUPED, "grouped-a-2", JobState.READY, 0).group()).isEqualTo(GROUP_A);
+            assertThat(assertJob(publisher, GROUPED, "grouped-b-1", JobState.READY, 0).group()).isEqualTo(GROUP_B);
+            assertThat(assertJob(publisher, GROUPED, "grouped-none", JobState.READY, 0).group()).isNull();
+            assertThat(assertJob(publisher, GROUPED, "grouped-delayed", JobState.DELAYED, 0).group()).isEqualTo(GROUP_A);
 
             DelayQueueControl control = app.getBean(DelayQueueControl.class);
             assertThat(control.state(PAUSED).paused()).isTrue();
@@ -235,7 +248,14 @@ class DataFormatFixturesTest {
                 assertThat(handlers.names(BRIDGED)).containsExactlyInAnyOrder("legacy-adopted", "legacy-waiting");
                 assertThat(handlers.names(HELD)).containsExactlyInAnyOrder("held-running", "held-prefetched",
                         "held-successor");
+                assertThat(handlers.names(GROUPED)).containsExactlyInAnyOrder("grouped-a-1", "grouped-a-2", "grouped-b-1",
+                        "grouped-none");
             });
+            // the dead consumer's grouped job held its group (group-concurrency=1) until it was
+            // recovered: the group's next job ran after its second run
+            assertThat(handlers.of(GROUPED)).contains(new Handled(GROUPED, "grouped-a-1", 2, "grouped-a-1"));
+            assertThat(handlers.names(GROUPED).indexOf("grouped-a-2")).as("a group's jobs one at a time, in order")
+                    .isGreaterThan(handlers.names(GROUPED).indexOf("grouped-a-1"));
             assertThat(handlers.of(WAITING)).extracting(Handled::attempt).containsOnly(1);
             // the dead consumer's run counts: the recovered job's next run is its second
             assertThat(handlers.of(HELD)).containsExactlyInAnyOrder(
@@ -250,6 +270,7 @@ class DataFormatFixturesTest {
             // still due in 2100, never handled
             assertJob(publisher, WAITING, "delayed-1", JobState.DELAYED, 0);
             assertJob(publisher, PARTS, "part-delayed", JobState.DELAYED, 0);
+            assertJob(publisher, GROUPED, "grouped-delayed", JobState.DELAYED, 0);
 
             // the paused queue stayed paused while every other one ran
             assertJob(publisher, PAUSED, "paused-1", JobState.READY, 0);

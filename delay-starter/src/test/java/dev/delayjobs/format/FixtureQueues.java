@@ -49,6 +49,18 @@ final class FixtureQueues {
 
     static final String RATE_LIMIT = "5/1s";
 
+    /**
+     * A queue with {@code group-concurrency=1}: {@code grouped-a-1} of group {@link #GROUP_A} RUNNING
+     * in the consumer that died (its group counted as held, {@code grouped-a-2} READY behind it),
+     * {@code grouped-b-1} READY in {@link #GROUP_B}, {@code grouped-none} READY in the default group,
+     * {@code grouped-delayed} DELAYED in {@link #GROUP_A}.
+     */
+    static final String GROUPED = "grouped";
+
+    static final String GROUP_A = "merchant-a";
+
+    static final String GROUP_B = "merchant-b";
+
     /** A queue bridging a Redisson RDelayedQueue over the list {@link #LEGACY_LIST}. */
     static final String BRIDGED = "bridged";
 
@@ -76,6 +88,7 @@ final class FixtureQueues {
                 "delay.queues." + RETRYING + ".backoff.jitter=0",
                 "delay.queues." + BRIDGED + ".redisson-delayed-queue=" + LEGACY_LIST,
                 "delay.queues." + BRIDGED + ".redisson-codec=string",
+                "delay.queues." + GROUPED + ".group-concurrency=1",
                 // the fixture's dead jobs died when it was written: keep them however old they are
                 "delay.dead-retention=36500d"));
         properties.addAll(List.of(extra));
