@@ -2,6 +2,7 @@ package dev.delayjobs.benchmark;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -24,8 +25,11 @@ import jdk.jfr.consumer.RecordingFile;
  *
  * <pre>
  * java -cp delay-benchmark.jar -Dloader.main=dev.delayjobs.benchmark.JfrBreakdown \
- *     org.springframework.boot.loader.launch.PropertiesLauncher recording.jfr [thread-name-regex]
+ *     org.springframework.boot.loader.launch.PropertiesLauncher recording.jfr [thread-name-regex [window-thread-regex]]
  * </pre>
+ *
+ * With a window-thread regex, only the samples taken between the first and the last sample of the
+ * threads it matches count (a phase's publishing pool, e.g. {@code pool-5-thread-.*}, marks the phase).
  */
 public final class JfrBreakdown {
 
@@ -57,6 +61,20 @@ public final class JfrBreakdown {
     public static void main(String[] args) throws IOException {
         Path file = Path.of(args[0]);
         String threads = args.length > 1 ? args[1] : ".*";
+        Instant from = Instant.MIN;
+        Instant to = Instant.MAX;
+        if (args.length > 2) {
+            from = Instant.MAX;
+            to = Instant.MIN;
+            for (RecordedEvent event : RecordingFile.readAllEvents(file)) {
+                if (event.getEventType().getName().equals("jdk.ExecutionSample") && event.getThread("sampledThread") != null
+                        && String.valueOf(event.getThread("sampledThread").getJavaName()).matches(args[2])) {
+                    from = event.getStartTime().isBefore(from) ? event.getStartTime() : from;
+                    to = event.getStartTime().isAfter(to) ? event.getStartTime() : to;
+                }
+            }
+            System.out.println("window: " + from + " .. " + to + " (samples of " + args[2] + ")");
+        }
         Map<String, long[]> self = new TreeMap<>();
         Map<String, long[]> inclusive = new TreeMap<>();
         Map<String, Map<String, long[]>> selfByThread = new TreeMap<>();
@@ -67,6 +85,9 @@ public final class JfrBreakdown {
         for (RecordedEvent event : RecordingFile.readAllEvents(file)) {
             String type = event.getEventType().getName();
             if (!type.equals("jdk.ExecutionSample") && !type.equals("jdk.NativeMethodSample")) {
+                continue;
+            }
+            if (event.getStartTime().isBefore(from) || event.getStartTime().isAfter(to)) {
                 continue;
             }
             String thread = event.getThread("sampledThread") == null ? "?" : event.getThread("sampledThread").getJavaName();
