@@ -76,13 +76,14 @@ final class ScriptTimes implements AutoCloseable {
         }
     }
 
-    /** evalsha:claim for a starter script, evalsha:other(firstKey) otherwise; a plain command by its name (inner: run by a script). */
+    /** evalsha:claim for a starter script, evalsha:other(firstKey, sha) otherwise; a plain command by its name (inner: run by a script). */
     private static String kind(List<?> args, String client) {
         String name = args.isEmpty() ? "" : args.get(0).toString().toLowerCase();
         if ((name.equals("evalsha") || name.equals("eval")) && args.size() > 1) {
             String named = Scripts.name("evalsha:" + args.get(1));
             if (named.equals("evalsha:other") && args.size() > 3) {
-                return "evalsha:other(" + args.get(3) + ")";
+                String sha = args.get(1).toString();
+                return "evalsha:other(" + args.get(3) + ", " + sha.substring(0, Math.min(8, sha.length())) + ")";
             }
             return named;
         }
