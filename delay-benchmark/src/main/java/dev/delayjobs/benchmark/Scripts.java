@@ -16,7 +16,8 @@ import java.util.Set;
  * Names the starter's scripts by their SHA, the way its LuaScript loads them: the includes named on
  * a script's first line ({@code --! include: _a, _b}, each once, an include's own first), each
  * followed by a newline, then the file. The scripts that keep request memos (publish, claim, cancel)
- * start with a MEMO_MS line that depends on the client's settings and are not named here.
+ * start with a MEMO_MS line that depends on the client's settings: they are named for Redisson's
+ * default settings (the benchmark's), as {@code RequestMemo} computes them.
  */
 final class Scripts {
 
