@@ -12,7 +12,11 @@ class BenchApp {
 
     @Bean
     RedissonAutoConfigurationCustomizer benchmarkCommandCounter() {
-        return config -> config.setNettyHook(new CommandCounter());
+        return config -> {
+            config.setNettyHook(new CommandCounter());
+            // -Dbenchmark.redisson-references=false: no live-object check of every argument Redisson encodes
+            config.setReferenceEnabled(Boolean.parseBoolean(System.getProperty("benchmark.redisson-references", "true")));
+        };
     }
 
     @Bean

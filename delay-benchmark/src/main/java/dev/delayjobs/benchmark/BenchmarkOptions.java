@@ -60,6 +60,11 @@ final class BenchmarkOptions {
                 case "due-jobs" -> o.dueJobs = Integer.parseInt(v);
                 case "backlog-wait-seconds" -> o.backlogWaitSeconds = Integer.parseInt(v);
                 case "output" -> o.output = Path.of(v);
+                case "breakdown" -> Breakdown.enabled = Boolean.parseBoolean(v);
+                case "script-times" -> {
+                    Breakdown.scriptTimes = Boolean.parseBoolean(v);
+                    Breakdown.enabled |= Breakdown.scriptTimes;
+                }
                 case "dump-late" -> o.dumpLate = Integer.parseInt(v);
                 default -> throw new IllegalArgumentException("unknown option --" + e.getKey());
             }

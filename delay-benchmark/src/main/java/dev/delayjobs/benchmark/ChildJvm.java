@@ -114,6 +114,10 @@ final class ChildJvm implements AutoCloseable {
         }
     }
 
+    long pid() {
+        return process.pid();
+    }
+
     boolean isAlive() {
         return process.isAlive();
     }

@@ -15,6 +15,7 @@ final class Phase {
     private final long callsBefore;
     private final Map<String, Long> namesBefore;
     private final long gcMillisBefore;
+    private final Breakdown breakdown;
 
     private Phase(RedisProbe probe) {
         this.probe = probe;
@@ -22,6 +23,7 @@ final class Phase {
         this.namesBefore = CommandCounter.byName();
         this.gcMillisBefore = gcMillis();
         this.before = probe.begin();
+        this.breakdown = Breakdown.start(probe);
     }
 
     static Phase start(RedisProbe probe) {
@@ -29,6 +31,7 @@ final class Phase {
     }
 
     Row finish(String scenario, String engine, long jobs, double throughput, Lateness.Summary lateness, String note) {
+        String where = breakdown == null ? null : breakdown.finish(jobs);
         RedisProbe.Snapshot after = probe.snapshot();
         long calls = CommandCounter.total() - callsBefore;
         String breakdown = CommandCounter.describe(namesBefore, CommandCounter.byName(), jobs);
@@ -36,6 +39,9 @@ final class Phase {
         double perJob = Math.max(1, jobs);
         long gc = gcMillis() - gcMillisBefore;
         note = (note.isEmpty() ? "" : note + "; ") + "JVM GC " + gc + " ms";
+        if (where != null) {
+            System.out.println("  where the time went, " + scenario + ", " + engine + ":\n" + where);
+        }
         return new Row(scenario, engine, jobs, throughput, lateness,
                 calls / perJob,
                 (after.calls() - before.calls()) / perJob,

@@ -18,11 +18,23 @@ final class RedisProbe implements AutoCloseable {
     private static final Set<String> PROBE_COMMANDS = Set.of("slowlog", "latency", "info", "config", "flushall", "script");
 
     private final RespClient resp;
+    private final String host;
+    private final int port;
 
     RedisProbe(String host, int port) {
+        this.host = host;
+        this.port = port;
         this.resp = new RespClient(host, port);
         resp.call("CONFIG", "SET", "slowlog-log-slower-than", Integer.toString(SLOWLOG_THRESHOLD_US));
         resp.call("CONFIG", "SET", "slowlog-max-len", "10000");
+    }
+
+    String host() {
+        return host;
+    }
+
+    int port() {
+        return port;
     }
 
     String version() {
@@ -40,6 +52,39 @@ final class RedisProbe implements AutoCloseable {
 
     long usedMemory() {
         return Long.parseLong(info("memory").get("used_memory"));
+    }
+
+    /** The server's process id (to read its threads' times from /proc when it runs on this machine). */
+    long processId() {
+        return Long.parseLong(info("server").getOrDefault("process_id", "-1"));
+    }
+
+    /** {@code INFO commandstats}: per command, calls and µs so far (scripts' inner commands included). */
+    Map<String, ScriptTimes.Time> commandStats() {
+        Map<String, ScriptTimes.Time> out = new java.util.TreeMap<>();
+        for (Map.Entry<String, String> entry : info("commandstats").entrySet()) {
+            if (!entry.getKey().startsWith("cmdstat_")) {
+                continue;
+            }
+            long calls = 0;
+            long usec = 0;
+            for (String part : entry.getValue().split(",")) {
+                if (part.startsWith("calls=")) {
+                    calls = Long.parseLong(part.substring(6));
+                }
+                else if (part.startsWith("usec=")) {
+                    usec = Long.parseLong(part.substring(5));
+                }
+            }
+            out.put(entry.getKey().substring("cmdstat_".length()), new ScriptTimes.Time(calls, usec));
+        }
+        return out;
+    }
+
+    /** used_cpu_sys and used_cpu_user so far, seconds. */
+    double[] cpuSysUser() {
+        Map<String, String> cpu = info("cpu");
+        return new double[] { Double.parseDouble(cpu.get("used_cpu_sys")), Double.parseDouble(cpu.get("used_cpu_user")) };
     }
 
     /** Starts a measured phase: resets the slow log and the latency monitor. */

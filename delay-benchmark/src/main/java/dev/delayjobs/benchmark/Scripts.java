@@ -16,29 +16,51 @@ import java.util.Set;
  * Names the starter's scripts by their SHA, the way its LuaScript loads them: the includes named on
  * a script's first line ({@code --! include: _a, _b}, each once, an include's own first), each
  * followed by a newline, then the file. The scripts that keep request memos (publish, claim, cancel)
- * start with a MEMO_MS line that depends on the client's settings and are not named here.
+ * start with a MEMO_MS line that depends on the client's settings: they are named for Redisson's
+ * default settings (the benchmark's), as {@code RequestMemo} computes them.
  */
 final class Scripts {
 
     private static final Map<String, String> BY_SHA = new HashMap<>();
 
     static {
-        List<String> names = List.of("publish", "transfer", "claim", "ack", "retry", "bury", "heartbeat", "recover-expired",
-                "release", "release-all-but", "cancel", "reschedule", "find", "trim-dead", "queue-stats", "dead-page", "requeue-dead", "delete-dead",
-                "tick", "schedules-due", "schedule-declare", "schedule-remove", "schedules-page", "schedule-set-tick");
+        List<String> names = List.of("publish", "transfer", "claim", "start", "ack", "retry", "bury", "heartbeat",
+                "recover-expired", "release", "release-all-but", "cancel", "reschedule", "find", "trim-dead", "queue-stats",
+                "dead-page", "requeue-dead", "delete-dead", "schedules-due", "tick", "schedule-declare", "schedule-remove",
+                "schedules-page", "schedule-set-tick", "rate-limit", "control-state", "consumer-instances",
+                "expired-instances", "known-queues", "register-queue", "group-pending", "pause", "resume");
+        long memoMs = defaultMemoMs();
         for (String name : names) {
             String source = read(name + ".lua");
             if (source != null) {
                 StringBuilder body = new StringBuilder();
-                for (String include : includes(source, new LinkedHashSet<>())) {
+                Set<String> includes = includes(source, new LinkedHashSet<>());
+                for (String include : includes) {
                     body.append(read(include + ".lua")).append('\n');
                 }
-                BY_SHA.put(sha1(body.append(source).toString()), name);
+                String text = body.append(source).toString();
+                BY_SHA.put(sha1(text), name);
+                if (includes.contains("_memo") && memoMs > 0) {
+                    // the memo scripts start with their memo's lifetime: Redisson's defaults' here
+                    BY_SHA.put(sha1("local MEMO_MS = " + memoMs + "\n" + text), name);
+                }
             }
         }
     }
 
     private Scripts() {
+    }
+
+    /** The MEMO_MS of the starter's scripts under Redisson's default settings (package-private there: read by reflection). */
+    private static long defaultMemoMs() {
+        try {
+            java.lang.reflect.Field field = Class.forName("dev.delayjobs.redis.RequestMemo").getDeclaredField("DEFAULT_LIFETIME_MS");
+            field.setAccessible(true);
+            return field.getLong(null);
+        }
+        catch (ReflectiveOperationException | RuntimeException ex) {
+            return -1;
+        }
     }
 
     /** "evalsha:&lt;sha&gt;" becomes "evalsha:publish" for the starter's scripts, "evalsha:other" otherwise. */

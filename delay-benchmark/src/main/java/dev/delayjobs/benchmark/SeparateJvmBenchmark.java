@@ -119,6 +119,8 @@ public final class SeparateJvmBenchmark {
             if (warmUpJobs > 0) {
                 warmUp(consumer, producer, warmUpJobs);
             }
+            ProcessTimes times = new ProcessTimes(List.of(producer.name(), consumer.name(), "redis-server"),
+                    List.of(producer.pid(), consumer.pid(), redis.pid()));
             producer.send("go");
             String[] report = producer.await("published", Duration.ofSeconds(scenario.seconds() + 300)).split(" ");
             int published = Integer.parseInt(report[0]);
@@ -133,6 +135,7 @@ public final class SeparateJvmBenchmark {
                 Pace.sleepMs(20);
             }
             Pace.sleepMs(300); // a late duplicate would still be counted
+            System.out.println("<!-- " + id + ", go to drained: " + times.finish(published) + " -->");
             consumer.send("stop");
             String[] done = consumer.await("done", Duration.ofSeconds(60)).split(" ");
             producer.send("stop");
