@@ -104,9 +104,11 @@ public final class RedisPartitionStore implements PartitionStore {
         }
         long wait = asLong(r.get(1));
         if (wait == -2) {
-            return new Claim(asLong(r.get(0)), List.of(), false, 0, false, Set.of(), asLong(r.get(2)));
+            return new Claim(asLong(r.get(0)), List.of(), false, 0, false, false, Set.of(), asLong(r.get(2)));
         }
-        return new Claim(asLong(r.get(0)), jobs, wait == -1, Math.max(0, wait), asLong(r.get(2)) == 1, suspects, 0);
+        // flags: 1 starts only, 2 more ready (claim.lua)
+        long flags = asLong(r.get(2));
+        return new Claim(asLong(r.get(0)), jobs, wait == -1, Math.max(0, wait), (flags & 1) != 0, (flags & 2) != 0, suspects, 0);
     }
 
     /** claim.lua's rate limit arguments: "0" for none. */

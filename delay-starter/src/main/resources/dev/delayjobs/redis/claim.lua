@@ -58,13 +58,16 @@
 -- counts a job when it is claimed, and a prefetched job would start later than counted.
 -- Runs when Redis is full (run_even_when_full in _full.lua): it drains the queue, so its writes
 -- (the claim entries, the active list, the memo) must not be refused.
--- Returns {server now, wait, starts only, id1, record1, ar1, group1, id2, record2, ar2, group2, ...},
+-- Returns {server now, wait, flags, id1, record1, ar1, group1, id2, record2, ar2, group2, ...},
 -- the started jobs first, each record as stored, its ar (base 36) as it reads once the job started
 -- (attempts + 1, RUNNING; see _claims.lua) and the group it was claimed in ('' the default group);
 -- wait is 0, -1 when the queue
 -- is paused, -2 when the fence refused the claim (see above), or the ms until the rate limit lets the
 -- next job start when it let no more start now;
--- starts only is 1 when a rate limit applies (this claim prefetched nothing), else 0.
+-- flags: STARTS_ONLY (1) when a rate limit applies (this claim prefetched nothing), plus MORE_READY (2)
+-- when the claim took fewer jobs than wanted while ready jobs are left that it did not reach (a group
+-- in turn beyond the VISITS it visited, or ids past its pop budget): the consumer claims again at
+-- once rather than wait on ready. A resent copy answers the first run's flags.
 -- Groups (docs/architecture.md#groups): with no grouped job in the queue (one EXISTS on groups) or
 -- no group in the rotation, the jobs are taken from ready as above. Otherwise the default group joins the rotation when ready is not empty, and the
 -- claim visits the first VISITS groups of the rotation, lowest turn first, taking from each at most
@@ -74,11 +77,13 @@
 -- the group (_claims.lua); a group that reaches group-limit is parked (_groups.lua) instead of put
 -- back, until one of its holds ends. The default group has no limit. An id met in a list that is not its group's (its job re-published into another group, or
 -- put into ready by a script that does not route) is moved to its group's list, not taken.
--- Cost: O(n + stale + expired rate log entries + VISITS log G) for G groups with ready jobs,
+-- Cost: O(n + stale + expired rate log entries + (VISITS + 1) log G) for G groups with ready jobs,
 -- independent of the backlog and of the number of groups.
 local wanted = tonumber(ARGV[1])
 local start_now = tonumber(ARGV[10])
 local longest = tonumber(ARGV[5])
+-- the flags of the reply's third value
+local STARTS_ONLY, MORE_READY = 1, 2
 local out = { now_ms(), 0, 0 }
 local fence = redis.call('HGET', KEYS[9], ARGV[2])
 if fence and tonumber(fence) > tonumber(ARGV[4]) then return { out[1], -2, tonumber(fence) } end
@@ -138,7 +143,7 @@ local function next_permit()
   if #oldest == 0 then return 1 end
   return math.max(1, tonumber(oldest[2]) + window - out[1])
 end
-if permits > 0 then out[3] = 1 end
+if permits > 0 then out[3] = STARTS_ONLY end
 local partitions = tonumber(ARGV[9])
 if permits > 0 and partitions > 1 then
   local index = tonumber(ARGV[8])
@@ -242,7 +247,8 @@ local function take(list, g, most)
 end
 -- no grouped job in the queue (no groups hash): ready alone, for that one EXISTS; a rotation left
 -- with stale ids only (their jobs gone) waits for the next grouped job
-if not any_groups or redis.call('ZCARD', KEYS[15]) == 0 then
+local grouped = any_groups and redis.call('ZCARD', KEYS[15]) > 0
+if not grouped then
   take(KEYS[1], '', wanted)
 else
   local limit = tonumber(ARGV[11])
@@ -275,6 +281,18 @@ else
       end
     end
   end
+end
+-- fewer than wanted: say whether ready work is left (a group in turn beyond the VISITS visited, or
+-- ready ids past the pop budget), so that the consumer claims again at once instead of waiting on
+-- ready, which a grouped job does not fill (docs/architecture.md#groups)
+if taken < wanted then
+  local more
+  if grouped then
+    more = #redis.call('ZRANGEBYSCORE', KEYS[15], '-inf', '(' .. PARKED, 'LIMIT', 0, 1) > 0
+  else
+    more = redis.call('LLEN', KEYS[1]) > 0
+  end
+  if more then out[3] = out[3] + MORE_READY end
 end
 if #ids > 0 then
   call_in_chunks('HSET', KEYS[13], fields)

@@ -187,6 +187,22 @@ class GroupedClaimTest {
         assertThat(held()).containsExactly(java.util.Map.entry("a", "1"));
     }
 
+    @Test
+    void aShortClaimSaysWhetherGroupsItDidNotReachHaveReadyJobs() {
+        for (int g = 0; g < 40; g++) {
+            publish("g" + g, 1, 0);
+        }
+        publish("a", 2, 0);
+        dev.delayjobs.store.Claim first = partition().claim(
+                new dev.delayjobs.store.ClaimRequest("i1", 100, 100, Duration.ofSeconds(30), 1, null, 0, 1, 1));
+        assertThat(first.jobs()).as("one job of each of the 32 groups a claim visits").hasSize(32);
+        assertThat(first.moreReady()).as("9 groups not reached").isTrue();
+        dev.delayjobs.store.Claim second = partition().claim(
+                new dev.delayjobs.store.ClaimRequest("i1", 100, 100, Duration.ofSeconds(30), 1, null, 0, 1, 1));
+        assertThat(second.jobs()).as("the other 9, a's first").hasSize(9);
+        assertThat(second.moreReady()).as("a's second job waits for a's slot: nothing to claim again for").isFalse();
+    }
+
     private List<StoredJob> claimLimited(String instance, int n, int limit) {
         return partition().claim(new dev.delayjobs.store.ClaimRequest(instance, n, n, Duration.ofSeconds(30), 1, null, 0, 1, limit))
                 .jobs();
