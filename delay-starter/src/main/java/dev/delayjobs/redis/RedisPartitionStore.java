@@ -195,7 +195,7 @@ public final class RedisPartitionStore implements PartitionStore {
     Recovery release(String instance, long fence, Duration fenceKept) {
         List<Object> r = RedisCalls.call("release jobs of", queue, () -> RELEASE.run(script, Mode.READ_WRITE, ReturnType.LIST,
                 k.of(k.instances(), k.workers(), k.ready(), k.claimFences(), k.forgottenFences(), k.claims(), k.active(instance),
-                        k.groupsReady(), k.groupHeld()),
+                        k.groupsReady(), k.groupHeld(), k.groups()),
                 instance, Long.toString(fence), Long.toString(fenceKept.toMillis())));
         return new Recovery(asLong(r.get(0)), 0, 1, asLong(r.get(1)));
     }
@@ -217,7 +217,7 @@ public final class RedisPartitionStore implements PartitionStore {
         args.addAll(inFlight);
         List<Object> r = RedisCalls.call("release jobs of", queue, () -> RELEASE_ALL_BUT.run(script, Mode.READ_WRITE,
                 ReturnType.LIST, k.of(k.ready(), k.claimFences(), k.forgottenFences(), k.claims(), k.active(instance), k.groupsReady(),
-                        k.groupHeld()),
+                        k.groupHeld(), k.groups()),
                 args.toArray()));
         return new Recovery(asLong(r.get(0)), 0, 0, asLong(r.get(1)));
     }

@@ -203,6 +203,26 @@ class GroupedClaimTest {
         assertThat(second.moreReady()).as("a's second job waits for a's slot: nothing to claim again for").isFalse();
     }
 
+    @Test
+    void withoutAGroupLimitNoHeldCountIsKeptAndHoldsStillEndInTheirGroup() {
+        publish("a", 3, 0);
+        QueueTestOperations tester = new QueueTestOperations(redisson, k.prefix());
+
+        List<StoredJob> held = claimLimited("i1", 2, 0);
+        assertThat(ids(held)).containsExactly("a-0", "a-1");
+        assertThat(held).extracting(StoredJob::group).containsOnly("a");
+        assertThat(held()).as("no held count without a limit").isEmpty();
+        assertThat(redisson.<String, String>getMap(k.claims(), StringCodec.INSTANCE).get("a-0"))
+                .as("gen,ar,due: the entry names no group").matches("[0-9a-z]+,[0-9a-z]+,-?[0-9a-z]+");
+        assertThat(tester.groupPending(whole("q"), "a")).as("the held jobs are still pending for the tester, and a-2")
+                .isEqualTo(3);
+
+        partition().release("i1", 5);
+        assertThat(ids(claimLimited("i2", 10, 0))).as("handed back to the front of their group's list, in order")
+                .containsExactly("a-0", "a-1", "a-2");
+        assertThat(held()).isEmpty();
+    }
+
     private List<StoredJob> claimLimited(String instance, int n, int limit) {
         return partition().claim(new dev.delayjobs.store.ClaimRequest(instance, n, n, Duration.ofSeconds(30), 1, null, 0, 1, limit))
                 .jobs();
