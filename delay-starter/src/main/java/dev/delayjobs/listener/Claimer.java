@@ -178,8 +178,10 @@ final class Claimer {
                 gate.await(claim);
             }
             // fewer than asked for: ready was empty when the claim ran (or held only stale ids), so
-            // wait for it here rather than spend a claim call that finds nothing
-            else if (claim.jobs().size() < reserved.jobs() && running) {
+            // wait for it here rather than spend a claim call that finds nothing; unless the claim
+            // left ready jobs it did not reach (groups beyond those a claim visits), which no push
+            // will announce: then claim again at once
+            else if (claim.jobs().size() < reserved.jobs() && !claim.moreReady() && running) {
                 try {
                     store.awaitReady(AWAIT_READY);
                 }

@@ -57,7 +57,8 @@ public final class QueueTestOperations {
     public long groupPending(Partition partition, String group) {
         QueueKeys k = new QueueKeys(prefix, partition);
         List<Object> r = RedisCalls.call("count a group of", partition.name(), () -> GROUP_PENDING.run(script, Mode.READ_WRITE,
-                ReturnType.LIST, k.of(k.delayed(), k.ready(), k.groups(), k.groupHeld()), group, Integer.toString(DUE_JOBS_READ)));
+                ReturnType.LIST, k.of(k.delayed(), k.ready(), k.groups(), k.groupHeld(), k.instances(), k.claims()), group,
+                Integer.toString(DUE_JOBS_READ), k.activePrefix()));
         return r.stream().mapToLong(n -> ((Number) n).longValue()).sum();
     }
 

@@ -104,9 +104,11 @@ public final class RedisPartitionStore implements PartitionStore {
         }
         long wait = asLong(r.get(1));
         if (wait == -2) {
-            return new Claim(asLong(r.get(0)), List.of(), false, 0, false, Set.of(), asLong(r.get(2)));
+            return new Claim(asLong(r.get(0)), List.of(), false, 0, false, false, Set.of(), asLong(r.get(2)));
         }
-        return new Claim(asLong(r.get(0)), jobs, wait == -1, Math.max(0, wait), asLong(r.get(2)) == 1, suspects, 0);
+        // flags: 1 starts only, 2 more ready (claim.lua)
+        long flags = asLong(r.get(2));
+        return new Claim(asLong(r.get(0)), jobs, wait == -1, Math.max(0, wait), (flags & 1) != 0, (flags & 2) != 0, suspects, 0);
     }
 
     /** claim.lua's rate limit arguments: "0" for none. */
@@ -193,7 +195,7 @@ public final class RedisPartitionStore implements PartitionStore {
     Recovery release(String instance, long fence, Duration fenceKept) {
         List<Object> r = RedisCalls.call("release jobs of", queue, () -> RELEASE.run(script, Mode.READ_WRITE, ReturnType.LIST,
                 k.of(k.instances(), k.workers(), k.ready(), k.claimFences(), k.forgottenFences(), k.claims(), k.active(instance),
-                        k.groupsReady(), k.groupHeld()),
+                        k.groupsReady(), k.groupHeld(), k.groups()),
                 instance, Long.toString(fence), Long.toString(fenceKept.toMillis())));
         return new Recovery(asLong(r.get(0)), 0, 1, asLong(r.get(1)));
     }
@@ -215,7 +217,7 @@ public final class RedisPartitionStore implements PartitionStore {
         args.addAll(inFlight);
         List<Object> r = RedisCalls.call("release jobs of", queue, () -> RELEASE_ALL_BUT.run(script, Mode.READ_WRITE,
                 ReturnType.LIST, k.of(k.ready(), k.claimFences(), k.forgottenFences(), k.claims(), k.active(instance), k.groupsReady(),
-                        k.groupHeld()),
+                        k.groupHeld(), k.groups()),
                 args.toArray()));
         return new Recovery(asLong(r.get(0)), 0, 0, asLong(r.get(1)));
     }

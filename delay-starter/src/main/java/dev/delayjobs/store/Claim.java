@@ -13,6 +13,9 @@ import java.util.Set;
  *     it lets the next one start; 0 otherwise
  * @param startsOnly whether a rate limit applies to the queue: the claim took only jobs that start
  *     now (none to prefetch), since the rate limit counts a job when it is claimed
+ * @param moreReady whether ready jobs are left that this claim did not reach although it took fewer
+ *     than asked for (a claim visits a bounded number of groups): the consumer claims again at once
+ *     instead of waiting for ready jobs
  * @param suspects the ids of the jobs taken that were in the buffer of a consumer that stopped
  *     before their start mark reached Redis: a worker that takes one from a buffer must not run it
  *     before its start mark is recorded ({@link PartitionStore#markStarted})
@@ -20,7 +23,7 @@ import java.util.Set;
  *     fence, and nothing was taken; 0 otherwise
  */
 public record Claim(long serverNow, List<StoredJob> jobs, boolean paused, long rateLimitedForMillis, boolean startsOnly,
-        Set<String> suspects, long fence) {
+        boolean moreReady, Set<String> suspects, long fence) {
 
     /** Whether the claim fence refused this claim: not an empty queue, but an epoch to raise. */
     public boolean fenced() {

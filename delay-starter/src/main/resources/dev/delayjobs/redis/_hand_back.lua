@@ -10,17 +10,20 @@
 --                  returns false (it goes back), 'dead' (it died, its entry stays) or 'replaced' (it
 --                  died and its successor took the key: the entry went with it)
 -- A grouped job's hold ends on its group's count (end_group_hold) and it goes to the front of its
--- group's ready list (group_keys = {rotation = groups-ready, held = group-held}).
+-- group's ready list (group_keys = {rotation = groups-ready, held = group-held, groups = groups}): the
+-- group its claim entry names, else (claimed without a group limit, see claim.lua) the one in groups.
 -- Then the list is rebuilt with the kept ids (whole), or its tail is trimmed off.
--- Returns how many jobs went back to ready and how many died. Cost: O(#ids).
+-- Returns how many jobs went back to ready and how many died. Cost: O(#ids), one EXISTS more.
 local function hand_back(claims_key, ready_key, group_keys, active, ids, whole, keep, crashed, dies)
   -- walked last first, so that both lists below, pushed in this order, keep the held order
   local kept, back, fields, freed, seen = {}, {}, {}, {}, {}
   local back_groups, any_group = {}, false
   local died = 0
+  local grouped = redis.call('EXISTS', group_keys.groups) == 1
   for from = #ids, 1, -1000 do
     local to = math.max(from - 999, 1)
     local entries = redis.call('HMGET', claims_key, unpack(ids, to, from))
+    local groups = grouped and redis.call('HMGET', group_keys.groups, unpack(ids, to, from)) or {}
     for i = from, to, -1 do
       local id = ids[i]
       local c = not seen[id] and claim_of(entries[i - to + 1])
@@ -30,7 +33,7 @@ local function hand_back(claims_key, ready_key, group_keys, active, ids, whole, 
         -- an id twice in the list (see guarantees.md, known gaps) is handed back once
         seen[id] = true
         local started = c.hold == RUNNING
-        local group = c.group
+        local group = c.group or groups[i - to + 1]
         end_group_hold(c, group_keys.held, group_keys.rotation, ready_key)
         c.hold = FREE
         -- not started as far as Redis knows: its start mark may have been lost in the crash

@@ -58,27 +58,34 @@
 -- counts a job when it is claimed, and a prefetched job would start later than counted.
 -- Runs when Redis is full (run_even_when_full in _full.lua): it drains the queue, so its writes
 -- (the claim entries, the active list, the memo) must not be refused.
--- Returns {server now, wait, starts only, id1, record1, ar1, group1, id2, record2, ar2, group2, ...},
+-- Returns {server now, wait, flags, id1, record1, ar1, group1, id2, record2, ar2, group2, ...},
 -- the started jobs first, each record as stored, its ar (base 36) as it reads once the job started
--- (attempts + 1, RUNNING; see _claims.lua) and the group it was claimed in ('' the default group);
+-- (attempts + 1, RUNNING; see _claims.lua) and the group it was claimed in ('' the default group;
+-- a resent copy reads it from the claim entry, or from groups when the entry names none);
 -- wait is 0, -1 when the queue
 -- is paused, -2 when the fence refused the claim (see above), or the ms until the rate limit lets the
 -- next job start when it let no more start now;
--- starts only is 1 when a rate limit applies (this claim prefetched nothing), else 0.
+-- flags: STARTS_ONLY (1) when a rate limit applies (this claim prefetched nothing), plus MORE_READY (2)
+-- when the claim took fewer jobs than wanted while ready jobs are left that it did not reach (a group
+-- in turn beyond the VISITS it visited, or ids past its pop budget): the consumer claims again at
+-- once rather than wait on ready. A resent copy answers the first run's flags.
 -- Groups (docs/architecture.md#groups): with no grouped job in the queue (one EXISTS on groups) or
 -- no group in the rotation, the jobs are taken from ready as above. Otherwise the default group joins the rotation when ready is not empty, and the
 -- claim visits the first VISITS groups of the rotation, lowest turn first, taking from each at most
 -- its share (n / groups visited, rounded up; a second round takes what the first left), in its
 -- list's order. A visited group goes to the back of the rotation, or out of it once its list is
--- empty. Each grouped job taken raises its group's count in group-held, and its claim entry names
--- the group (_claims.lua); a group that reaches group-limit is parked (_groups.lua) instead of put
--- back, until one of its holds ends. The default group has no limit. An id met in a list that is not its group's (its job re-published into another group, or
+-- empty. Under a group-limit, each grouped job taken raises its group's count in group-held, and its
+-- claim entry names the group (_claims.lua); a group that reaches group-limit is parked (_groups.lua)
+-- instead of put back, until one of its holds ends. Without one ('0') no count is kept and no entry
+-- names a group: a limit set later counts only the holds claimed from then on. The default group has no limit. An id met in a list that is not its group's (its job re-published into another group, or
 -- put into ready by a script that does not route) is moved to its group's list, not taken.
--- Cost: O(n + stale + expired rate log entries + VISITS log G) for G groups with ready jobs,
+-- Cost: O(n + stale + expired rate log entries + (VISITS + 1) log G) for G groups with ready jobs,
 -- independent of the backlog and of the number of groups.
 local wanted = tonumber(ARGV[1])
 local start_now = tonumber(ARGV[10])
 local longest = tonumber(ARGV[5])
+-- the flags of the reply's third value
+local STARTS_ONLY, MORE_READY = 1, 2
 local out = { now_ms(), 0, 0 }
 local fence = redis.call('HGET', KEYS[9], ARGV[2])
 if fence and tonumber(fence) > tonumber(ARGV[4]) then return { out[1], -2, tonumber(fence) } end
@@ -86,9 +93,9 @@ if fence and tonumber(fence) > tonumber(ARGV[4]) then return { out[1], -2, tonum
 -- and the group its claim counted it in ('' the default group)
 local function started_ar(entry, gen)
   local c = claim_of(entry)
-  if not c or c.gen ~= gen then return '0', '' end
+  if not c or c.gen ~= gen then return '0', nil end
   as_started(c)
-  return to36(flags_of(c)), c.group or ''
+  return to36(flags_of(c)), c.group
 end
 local prior = replayed(KEYS[10])
 if prior then
@@ -102,6 +109,8 @@ if prior then
       local to = math.min(from + 999, #ids)
       local recs = redis.call('HMGET', KEYS[3], unpack(ids, from, to))
       local entries = redis.call('HMGET', KEYS[13], unpack(ids, from, to))
+      -- an entry names its group only when counted (group-limit set): else the job's group is read
+      local groups = redis.call('HMGET', KEYS[14], unpack(ids, from, to))
       for i = from, to do
         local rec = recs[i - from + 1]
         local gen = rec and record_header(rec)
@@ -111,7 +120,7 @@ if prior then
           out[#out + 1] = rec
           local ar, group = started_ar(entries[i - from + 1], gen)
           out[#out + 1] = ar
-          out[#out + 1] = group
+          out[#out + 1] = group or groups[i - from + 1] or ''
         end
       end
     end
@@ -138,7 +147,7 @@ local function next_permit()
   if #oldest == 0 then return 1 end
   return math.max(1, tonumber(oldest[2]) + window - out[1])
 end
-if permits > 0 then out[3] = 1 end
+if permits > 0 then out[3] = STARTS_ONLY end
 local partitions = tonumber(ARGV[9])
 if permits > 0 and partitions > 1 then
   local index = tonumber(ARGV[8])
@@ -161,6 +170,10 @@ if permits > 0 then
   wanted = math.min(wanted, allowed, start_now)
 end
 local VISITS = 32
+-- without a group limit no held count is kept: a claim entry names no group (every end_group_hold
+-- is then a no-op) and group-held only keeps the rotation's turn counter
+local limit = tonumber(ARGV[11])
+local counted = limit > 0
 local taken, popped = 0, 0
 local seen, fields, ids = {}, {}, {}
 local any_groups = redis.call('EXISTS', KEYS[14]) == 1
@@ -207,11 +220,11 @@ local function take(list, g, most)
         if not c then
           -- never attempted (the common case): written straight, no table (ar 9: attempt 1 RUNNING; 2: PREFETCHED)
           if prefetch then entry = gen .. ',2,' .. due else entry = gen .. ',9,' .. due end
-          if g ~= '' then entry = entry .. ',' .. g end
+          if counted and g ~= '' then entry = entry .. ',' .. g end
           started = '9'
         else
           c.due = due
-          if g ~= '' then c.group = g else c.group = nil end
+          if counted and g ~= '' then c.group = g else c.group = nil end
           if prefetch then c.hold = PREFETCHED else c.hold = RUNNING; c.attempts = c.attempts + 1 end
           entry = claim_entry(c)
           as_started(c)
@@ -242,10 +255,10 @@ local function take(list, g, most)
 end
 -- no grouped job in the queue (no groups hash): ready alone, for that one EXISTS; a rotation left
 -- with stale ids only (their jobs gone) waits for the next grouped job
-if not any_groups or redis.call('ZCARD', KEYS[15]) == 0 then
+local grouped = any_groups and redis.call('ZCARD', KEYS[15]) > 0
+if not grouped then
   take(KEYS[1], '', wanted)
 else
-  local limit = tonumber(ARGV[11])
   -- the wake marker has done its work (this claim runs), and must not count as the default group's turn
   drop_wake(KEYS[1])
   if redis.call('LLEN', KEYS[1]) > 0 then into_rotation(KEYS[15], KEYS[16], '') end
@@ -258,23 +271,35 @@ else
       local room = wanted - taken
       if round == 1 then room = math.min(share, room) end
       local held = 0
-      if g ~= '' and limit > 0 then
+      if g ~= '' and counted then
         held = tonumber(redis.call('HGET', KEYS[16], g) or '0')
         room = math.min(room, limit - held)
       end
       local before = taken
       if room > 0 and redis.call('EXISTS', list) == 1 then take(list, g, room) end
       local got = taken - before
-      if g ~= '' and got > 0 then redis.call('HINCRBY', KEYS[16], g, got) end
+      if counted and g ~= '' and got > 0 then redis.call('HINCRBY', KEYS[16], g, got) end
       if redis.call('EXISTS', list) == 0 then
         redis.call('ZREM', KEYS[15], g)
-      elseif g ~= '' and limit > 0 and held + got >= limit then
+      elseif g ~= '' and counted and held + got >= limit then
         redis.call('ZADD', KEYS[15], 'XX', PARKED + next_turn(KEYS[16]), g)
       elseif round == 1 then
         redis.call('ZADD', KEYS[15], 'XX', next_turn(KEYS[16]), g)
       end
     end
   end
+end
+-- fewer than wanted: say whether ready work is left (a group in turn beyond the VISITS visited, or
+-- ready ids past the pop budget), so that the consumer claims again at once instead of waiting on
+-- ready, which a grouped job does not fill (docs/architecture.md#groups)
+if taken < wanted then
+  local more
+  if grouped then
+    more = #redis.call('ZRANGEBYSCORE', KEYS[15], '-inf', '(' .. PARKED, 'LIMIT', 0, 1) > 0
+  else
+    more = redis.call('LLEN', KEYS[1]) > 0
+  end
+  if more then out[3] = out[3] + MORE_READY end
 end
 if #ids > 0 then
   call_in_chunks('HSET', KEYS[13], fields)

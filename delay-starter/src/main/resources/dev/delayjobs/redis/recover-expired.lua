@@ -24,7 +24,8 @@
 -- KEYS[14] group-held: hash, group -> held jobs: lowered for each grouped job handed back or buried
 -- KEYS[15] schedules: hash: a job buried here that is a tick of one of them ...
 -- KEYS[16] schedule-outcomes: hash: ... gets the outcome 'dead' (see _ticks.lua)
--- KEYS[17] groups: hash, id -> group (grouped jobs only): a successor taking a buried job's key writes its own
+-- KEYS[17] groups: hash, id -> group (grouped jobs only): a successor taking a buried job's key writes its own;
+--   a job handed back that was claimed without a group limit goes to its group's list
 -- KEYS[18..] active: the active:<instance> lists of the instances the caller found expired in
 --   KEYS[1] just before (expired-instances.lua). An expired instance whose list is not
 --   declared (its lease ran out after that read) is left for the next call.
@@ -82,7 +83,7 @@ for _, instance in ipairs(instances) do
       redis.call('HSET', KEYS[6], id, why)
       return 'dead'
     end
-    local back, died = hand_back(KEYS[12], KEYS[3], { rotation = KEYS[13], held = KEYS[14] }, active, ids, more == 0, {}, true, dies)
+    local back, died = hand_back(KEYS[12], KEYS[3], { rotation = KEYS[13], held = KEYS[14], groups = KEYS[17] }, active, ids, more == 0, {}, true, dies)
     requeued = requeued + back
     buried = buried + died
     -- with more, left for the next call, its lease still expired

@@ -12,6 +12,7 @@
 -- KEYS[5] active: the instance's active list (active:<instance>)
 -- KEYS[6] groups-ready: zset, the rotation of groups with ready jobs (see _groups.lua)
 -- KEYS[7] group-held: hash, group -> held jobs: lowered for each grouped job handed back
+-- KEYS[8] groups: hash, id -> group (grouped jobs only): a job claimed without a group limit goes to its group's list
 -- ARGV[1] instance: the instance id
 -- ARGV[2] fence: claims of a lower epoch are refused from now on; the fence only ever rises (a
 --   lower one leaves it as it is, and the reply says where it is)
@@ -24,7 +25,7 @@ run_even_when_full(KEYS[4])
 local now = now_ms()
 local keep = {}
 for i = 3, #ARGV do keep[ARGV[i]] = true end
-local back = hand_back(KEYS[4], KEYS[1], { rotation = KEYS[6], held = KEYS[7] }, KEYS[5], redis.call('LRANGE', KEYS[5], 0, -1), true, keep, false)
+local back = hand_back(KEYS[4], KEYS[1], { rotation = KEYS[6], held = KEYS[7], groups = KEYS[8] }, KEYS[5], redis.call('LRANGE', KEYS[5], 0, -1), true, keep, false)
 local fence = raise_fence(KEYS[2], ARGV[1], ARGV[2])
 redis.call('ZREM', KEYS[3], ARGV[1])
 drop_old_fences(KEYS[2], KEYS[3], now)

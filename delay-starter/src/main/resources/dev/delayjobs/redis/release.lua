@@ -13,6 +13,7 @@
 -- KEYS[7] active: the instance's active list (active:<instance>)
 -- KEYS[8] groups-ready: zset, the rotation of groups with ready jobs (see _groups.lua)
 -- KEYS[9] group-held: hash, group -> held jobs: lowered for each grouped job handed back
+-- KEYS[10] groups: hash, id -> group (grouped jobs only): a job claimed without a group limit goes to its group's list
 -- ARGV[1] instance: the instance id
 -- ARGV[2] fence: claims of a lower epoch are refused from now on; the fence only ever rises (a
 --   lower one leaves it as it is, and the reply says where it is)
@@ -23,7 +24,7 @@
 -- independent of the backlog and of payload sizes.
 run_even_when_full(KEYS[6])
 local now = now_ms()
-local back = hand_back(KEYS[6], KEYS[3], { rotation = KEYS[8], held = KEYS[9] }, KEYS[7], redis.call('LRANGE', KEYS[7], 0, -1), true, {}, false)
+local back = hand_back(KEYS[6], KEYS[3], { rotation = KEYS[8], held = KEYS[9], groups = KEYS[10] }, KEYS[7], redis.call('LRANGE', KEYS[7], 0, -1), true, {}, false)
 local fence = raise_fence(KEYS[4], ARGV[1], ARGV[2])
 forget_instance(KEYS[1], KEYS[2], KEYS[4], KEYS[5], ARGV[1], now + tonumber(ARGV[3]))
 drop_old_fences(KEYS[4], KEYS[5], now)

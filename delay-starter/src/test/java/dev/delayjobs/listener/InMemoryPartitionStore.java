@@ -88,7 +88,7 @@ final class InMemoryPartitionStore implements PartitionStore {
     public synchronized Claim claim(ClaimRequest request) {
         calls.add("claim max=" + request.max() + " start=" + request.start() + " epoch=" + request.epoch());
         if (request.epoch() < fence) {
-            return new Claim(0, List.of(), false, 0, false, Set.of(), fence);
+            return new Claim(0, List.of(), false, 0, false, false, Set.of(), fence);
         }
         List<StoredJob> taken = new ArrayList<>();
         while (taken.size() < request.max() && !ready.isEmpty()) {
@@ -104,7 +104,7 @@ final class InMemoryPartitionStore implements PartitionStore {
             loseNextClaimReply = false;
             throw new IllegalStateException("the claim's reply was lost");
         }
-        return new Claim(0, taken, false, 0, false, Set.of(), 0);
+        return new Claim(0, taken, false, 0, false, false, Set.of(), 0);
     }
 
     @Override

@@ -187,6 +187,42 @@ class GroupedClaimTest {
         assertThat(held()).containsExactly(java.util.Map.entry("a", "1"));
     }
 
+    @Test
+    void aShortClaimSaysWhetherGroupsItDidNotReachHaveReadyJobs() {
+        for (int g = 0; g < 40; g++) {
+            publish("g" + g, 1, 0);
+        }
+        publish("a", 2, 0);
+        dev.delayjobs.store.Claim first = partition().claim(
+                new dev.delayjobs.store.ClaimRequest("i1", 100, 100, Duration.ofSeconds(30), 1, null, 0, 1, 1));
+        assertThat(first.jobs()).as("one job of each of the 32 groups a claim visits").hasSize(32);
+        assertThat(first.moreReady()).as("9 groups not reached").isTrue();
+        dev.delayjobs.store.Claim second = partition().claim(
+                new dev.delayjobs.store.ClaimRequest("i1", 100, 100, Duration.ofSeconds(30), 1, null, 0, 1, 1));
+        assertThat(second.jobs()).as("the other 9, a's first").hasSize(9);
+        assertThat(second.moreReady()).as("a's second job waits for a's slot: nothing to claim again for").isFalse();
+    }
+
+    @Test
+    void withoutAGroupLimitNoHeldCountIsKeptAndHoldsStillEndInTheirGroup() {
+        publish("a", 3, 0);
+        QueueTestOperations tester = new QueueTestOperations(redisson, k.prefix());
+
+        List<StoredJob> held = claimLimited("i1", 2, 0);
+        assertThat(ids(held)).containsExactly("a-0", "a-1");
+        assertThat(held).extracting(StoredJob::group).containsOnly("a");
+        assertThat(held()).as("no held count without a limit").isEmpty();
+        assertThat(redisson.<String, String>getMap(k.claims(), StringCodec.INSTANCE).get("a-0"))
+                .as("gen,ar,due: the entry names no group").matches("[0-9a-z]+,[0-9a-z]+,-?[0-9a-z]+");
+        assertThat(tester.groupPending(whole("q"), "a")).as("the held jobs are still pending for the tester, and a-2")
+                .isEqualTo(3);
+
+        partition().release("i1", 5);
+        assertThat(ids(claimLimited("i2", 10, 0))).as("handed back to the front of their group's list, in order")
+                .containsExactly("a-0", "a-1", "a-2");
+        assertThat(held()).isEmpty();
+    }
+
     private List<StoredJob> claimLimited(String instance, int n, int limit) {
         return partition().claim(new dev.delayjobs.store.ClaimRequest(instance, n, n, Duration.ofSeconds(30), 1, null, 0, 1, limit))
                 .jobs();
