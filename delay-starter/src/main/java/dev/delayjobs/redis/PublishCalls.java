@@ -59,7 +59,8 @@ final class PublishCalls {
         for (NewJob job : jobs) {
             args[i++] = job.id();
             args[i++] = job.relative() ? "d" : "a";
-            args[i++] = Long.toString(job.time());
+            // base 36: publish.lua puts it into the record as it is (the age of a delay, the due time of an instant)
+            args[i++] = Long.toString(job.time(), Character.MAX_RADIX);
             args[i++] = job.generatedId() ? "n" : job.replaceExisting() ? "1" : "0";
             args[i++] = job.payload();
             args[i++] = job.group() == null ? "" : job.group();

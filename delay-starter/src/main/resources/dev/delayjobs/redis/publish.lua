@@ -21,7 +21,8 @@
 -- ARGV[2] count: the job count n
 -- ARGV[3] partitions: the partition count the publisher routed by
 -- ARGV[4..] id, mode, time, replace, payload, group: per job: its id, 'd' (delay ms from now) or 'a'
---   (absolute epoch ms), the time, replace ('1' replace an existing job, '0' keep it, 'n' a
+--   (absolute epoch ms), the time in base 36, lower case (as it goes into the record: the age of a
+--   delay, the due time of an instant), replace ('1' replace an existing job, '0' keep it, 'n' a
 --   generated id, kept too when it meets any job, held or not, so the publisher draws another id),
 --   the payload and its group ('' for the default group). A grouped job's group is stored in
 --   groups, and when due it goes to its group's ready list (_groups.lua); a replacement without a
@@ -34,7 +35,17 @@
 -- 'LAYOUT <count>', storing nothing, when the queue is laid out in another number of partitions.
 -- Commands: n HSETNX (an HGET and an HDEL more per keyed job that meets one), then one HINCRBY, one ZADD and one RPUSH
 -- for the whole call, so a batch costs about one command per job.
--- Cost: O(n log N).
+-- Cost: O(n log N). Per job, Lua formats one base-36 number (the due time of a delay, the age of
+-- an instant); the gen follows from the one before (next_gen36).
+-- The base-36 form of gen + 1 from that of gen (gen36): the last digit moves on, only a carry
+-- formats the whole number (gen_next), once in 36 jobs.
+local function next_gen36(gen36, gen_next)
+  local last = string.byte(gen36, -1)
+  if last == 122 then return to36(gen_next) end -- 'z'
+  if last == 57 then return string.sub(gen36, 1, -2) .. 'a' end -- '9'
+  return string.sub(gen36, 1, -2) .. string.char(last + 1)
+end
+
 local prior = replayed(KEYS[7])
 if prior then return prior end
 local layout = redis.call('HGET', KEYS[8], 'partitions')
@@ -44,6 +55,8 @@ local now = now_ms()
 local old_head = head_score(KEYS[2])
 -- one gen per job, taken at once; a kept job leaves a gap, which is harmless: gens are only compared
 local last_gen = redis.call('HINCRBY', KEYS[4], 'published', n)
+-- the next job's gen, base 36
+local gen36 = to36(last_gen - n + 1)
 local earliest = nil
 local result = {}
 -- placed: where each id of this call went, as a number (no table per job): its index in ready, or
@@ -54,11 +67,21 @@ local ready_groups, any_group = {}, false
 local replaced_in_call = false
 for i = 0, n - 1 do
   local base = 4 + i * 6
-  local id, mode, time, replace, payload = ARGV[base], ARGV[base + 1], tonumber(ARGV[base + 2]), ARGV[base + 3], ARGV[base + 4]
+  local id, mode, time36, replace, payload = ARGV[base], ARGV[base + 1], ARGV[base + 2], ARGV[base + 3], ARGV[base + 4]
   local group = ARGV[base + 5]
-  local due = time
-  if mode == 'd' then due = now + time end
-  local record = new_record(last_gen - n + 1 + i, due, now, payload)
+  -- the record's header: of its three base-36 numbers, the client sent one (a delay is the age,
+  -- an instant the due time) and the gen is the one before plus one, so one is formatted here
+  local time = tonumber(time36, 36)
+  local due, due36, age36
+  if mode == 'd' then
+    due = now + time
+    due36, age36 = to36(due), time36
+  else
+    due = time
+    due36, age36 = time36, to36(time - now)
+  end
+  local record = gen36 .. ',' .. due36 .. ',' .. age36 .. '|' .. payload
+  gen36 = next_gen36(gen36, last_gen - n + 2 + i)
   local status = 1
   if redis.call('HSETNX', KEYS[1], id, record) == 0 then
     local old = replace ~= 'n' and claim_of(redis.call('HGET', KEYS[10], id))
