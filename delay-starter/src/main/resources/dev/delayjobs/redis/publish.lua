@@ -20,11 +20,12 @@
 -- ARGV[1] wake: the wake channel
 -- ARGV[2] count: the job count n
 -- ARGV[3] partitions: the partition count the publisher routed by
--- ARGV[4..] id, mode, time, replace, payload, group: per job: its id, 'd' (delay ms from now) or 'a'
---   (absolute epoch ms), the time in base 36, lower case (as it goes into the record: the age of a
---   delay, the due time of an instant), replace ('1' replace an existing job, '0' keep it, 'n' a
---   generated id, kept too when it meets any job, held or not, so the publisher draws another id),
---   the payload and its group ('' for the default group). A grouped job's group is stored in
+-- ARGV[4..] id, kind, time, payload: per job (four arguments, each one the client encodes and Redis
+--   converts): its id; its kind, one string: the mode, 'd' (delay ms from now) or 'a' (absolute
+--   epoch ms), then replace, '1' replace an existing job, '0' keep it, 'n' a generated id, kept too
+--   when it meets any job, held or not, so the publisher draws another id, then its group, nothing
+--   for the default group (so 'dn', 'a1orders'); the time in base 36, lower case (as it goes into
+--   the record: the age of a delay, the due time of an instant); the payload. A grouped job's group is stored in
 --   groups, and when due it goes to its group's ready list (_groups.lua); a replacement without a
 --   group deletes the old one's.
 -- ARGV[last] memo: the request's field in the memo bucket (_memo.lua)
@@ -66,14 +67,15 @@ local scored, ready, placed = {}, {}, {}
 local ready_groups, any_group = {}, false
 local replaced_in_call = false
 for i = 0, n - 1 do
-  local base = 4 + i * 6
-  local id, mode, time36, replace, payload = ARGV[base], ARGV[base + 1], ARGV[base + 2], ARGV[base + 3], ARGV[base + 4]
-  local group = ARGV[base + 5]
+  local base = 4 + i * 4
+  local id, kind, time36, payload = ARGV[base], ARGV[base + 1], ARGV[base + 2], ARGV[base + 3]
+  local replace, group = string.sub(kind, 2, 2), ''
+  if #kind > 2 then group = string.sub(kind, 3) end
   -- the record's header: of its three base-36 numbers, the client sent one (a delay is the age,
   -- an instant the due time) and the gen is the one before plus one, so one is formatted here
   local time = tonumber(time36, 36)
   local due, due36, age36
-  if mode == 'd' then
+  if string.byte(kind) == 100 then -- 'd'
     due = now + time
     due36, age36 = to36(due), time36
   else
