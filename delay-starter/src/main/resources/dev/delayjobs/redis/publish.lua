@@ -34,8 +34,10 @@
 -- Returns per job: 1 created, 2 replaced an existing job, 0 kept the existing job (or successor),
 -- 3 stored as the successor of the held job; or the error
 -- 'LAYOUT <count>', storing nothing, when the queue is laid out in another number of partitions.
--- Commands: n HSETNX (an HGET and an HDEL more per keyed job that meets one), then one HINCRBY, one ZADD and one RPUSH
--- for the whole call, so a batch costs about one command per job.
+-- Commands: n HSETNX (an HGET and an HDEL more per keyed job that meets one), then for the whole
+-- call: the memo's HGET, HSET and PTTL, the layout's HGET, TIME, one HINCRBY, one RPUSH of the due
+-- jobs, and when it delays any, a ZRANGE of the head, one ZADD and a PUBLISH on wake when the
+-- earliest beats the head; so a batch costs about one command per job.
 -- Cost: O(n log N). Per job, Lua formats one base-36 number (the due time of a delay, the age of
 -- an instant); the gen follows from the one before (next_gen36).
 -- The base-36 form of gen + 1 from that of gen (gen36): the last digit moves on, only a carry
@@ -53,7 +55,6 @@ local layout = redis.call('HGET', KEYS[8], 'partitions')
 if layout and layout ~= ARGV[3] then return redis.error_reply('LAYOUT ' .. layout) end
 local n = tonumber(ARGV[2])
 local now = now_ms()
-local old_head = head_score(KEYS[2])
 -- one gen per job, taken at once; a kept job leaves a gap, which is harmless: gens are only compared
 local last_gen = redis.call('HINCRBY', KEYS[4], 'published', n)
 -- the next job's gen, base 36
@@ -137,11 +138,16 @@ if replaced_in_call then
   for j, v in ipairs(ready) do if v then kept_groups[#kept_groups + 1] = ready_groups[j] end end
   scored, ready, ready_groups = kept(scored), kept(ready), kept_groups
 end
-call_in_chunks('ZADD', KEYS[2], scored)
+-- the head is read only when the call delays a job (a call of due jobs announces nothing), and
+-- after the replaced jobs left the set: a new earliest is announced when it beats what is there
+if earliest ~= nil then
+  local head = head_score(KEYS[2])
+  call_in_chunks('ZADD', KEYS[2], scored)
+  wake_if_head(KEYS[2], ARGV[1], earliest, head)
+end
 if any_group then
   push_by_group(ready, ready_groups, KEYS[3], KEYS[12], KEYS[13], false)
 else
   call_in_chunks('RPUSH', KEYS[3], ready)
 end
-if earliest ~= nil then wake_if_head(KEYS[2], ARGV[1], earliest, old_head) end
 return remember(KEYS[7], result)
