@@ -42,7 +42,7 @@ enum Script {
     PAYLOAD_VERSIONS(keys("delayed", "ready", "jobs"), args("most-jobs", "most-bytes")),
     PUBLISH(keys("jobs", "delayed", "ready", "stats", "dead", "errors", "memo", "control", "successors", "claims", "groups",
             "groups-ready", "group-held"),
-            args("wake", "count", "partitions").each("id", "mode", "time", "replace", "payload", "group").last("memo")),
+            args("wake", "count", "partitions").each("id", "kind", "time", "payload").last("memo")),
     QUEUE_STATS(keys("delayed", "ready", "dead", "stats", "instances", "workers", "jobs", "control", "claims", "groups-ready")
             .each("active"), args("active-prefix", "most-held-ids", "groups-read", "group-heads", "head-bytes")),
     RATE_LIMIT(keys("control"), args("permits", "window-ms", "channel")),

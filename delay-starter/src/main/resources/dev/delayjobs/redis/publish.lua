@@ -20,10 +20,12 @@
 -- ARGV[1] wake: the wake channel
 -- ARGV[2] count: the job count n
 -- ARGV[3] partitions: the partition count the publisher routed by
--- ARGV[4..] id, mode, time, replace, payload, group: per job: its id, 'd' (delay ms from now) or 'a'
---   (absolute epoch ms), the time, replace ('1' replace an existing job, '0' keep it, 'n' a
---   generated id, kept too when it meets any job, held or not, so the publisher draws another id),
---   the payload and its group ('' for the default group). A grouped job's group is stored in
+-- ARGV[4..] id, kind, time, payload: per job (four arguments, each one the client encodes and Redis
+--   converts): its id; its kind, one string: the mode, 'd' (delay ms from now) or 'a' (absolute
+--   epoch ms), then replace, '1' replace an existing job, '0' keep it, 'n' a generated id, kept too
+--   when it meets any job, held or not, so the publisher draws another id, then its group, nothing
+--   for the default group (so 'dn', 'a1orders'); the time in base 36, lower case (as it goes into
+--   the record: the age of a delay, the due time of an instant); the payload. A grouped job's group is stored in
 --   groups, and when due it goes to its group's ready list (_groups.lua); a replacement without a
 --   group deletes the old one's.
 -- ARGV[last] memo: the request's field in the memo bucket (_memo.lua)
@@ -32,18 +34,31 @@
 -- Returns per job: 1 created, 2 replaced an existing job, 0 kept the existing job (or successor),
 -- 3 stored as the successor of the held job; or the error
 -- 'LAYOUT <count>', storing nothing, when the queue is laid out in another number of partitions.
--- Commands: n HSETNX (an HGET and an HDEL more per keyed job that meets one), then one HINCRBY, one ZADD and one RPUSH
--- for the whole call, so a batch costs about one command per job.
--- Cost: O(n log N).
+-- Commands: n HSETNX (an HGET and an HDEL more per keyed job that meets one), then for the whole
+-- call: the memo's HGET, HSET and PTTL, the layout's HGET, TIME, one HINCRBY, one RPUSH of the due
+-- jobs, and when it delays any, a ZRANGE of the head, one ZADD and a PUBLISH on wake when the
+-- earliest beats the head; so a batch costs about one command per job.
+-- Cost: O(n log N). Per job, Lua formats one base-36 number (the due time of a delay, the age of
+-- an instant); the gen follows from the one before (next_gen36).
+-- The base-36 form of gen + 1 from that of gen (gen36): the last digit moves on, only a carry
+-- formats the whole number (gen_next), once in 36 jobs.
+local function next_gen36(gen36, gen_next)
+  local last = string.byte(gen36, -1)
+  if last == 122 then return to36(gen_next) end -- 'z'
+  if last == 57 then return string.sub(gen36, 1, -2) .. 'a' end -- '9'
+  return string.sub(gen36, 1, -2) .. string.char(last + 1)
+end
+
 local prior = replayed(KEYS[7])
 if prior then return prior end
 local layout = redis.call('HGET', KEYS[8], 'partitions')
 if layout and layout ~= ARGV[3] then return redis.error_reply('LAYOUT ' .. layout) end
 local n = tonumber(ARGV[2])
 local now = now_ms()
-local old_head = head_score(KEYS[2])
 -- one gen per job, taken at once; a kept job leaves a gap, which is harmless: gens are only compared
 local last_gen = redis.call('HINCRBY', KEYS[4], 'published', n)
+-- the next job's gen, base 36
+local gen36 = to36(last_gen - n + 1)
 local earliest = nil
 local result = {}
 -- placed: where each id of this call went, as a number (no table per job): its index in ready, or
@@ -53,12 +68,23 @@ local scored, ready, placed = {}, {}, {}
 local ready_groups, any_group = {}, false
 local replaced_in_call = false
 for i = 0, n - 1 do
-  local base = 4 + i * 6
-  local id, mode, time, replace, payload = ARGV[base], ARGV[base + 1], tonumber(ARGV[base + 2]), ARGV[base + 3], ARGV[base + 4]
-  local group = ARGV[base + 5]
-  local due = time
-  if mode == 'd' then due = now + time end
-  local record = new_record(last_gen - n + 1 + i, due, now, payload)
+  local base = 4 + i * 4
+  local id, kind, time36, payload = ARGV[base], ARGV[base + 1], ARGV[base + 2], ARGV[base + 3]
+  local replace, group = string.sub(kind, 2, 2), ''
+  if #kind > 2 then group = string.sub(kind, 3) end
+  -- the record's header: of its three base-36 numbers, the client sent one (a delay is the age,
+  -- an instant the due time) and the gen is the one before plus one, so one is formatted here
+  local time = tonumber(time36, 36)
+  local due, due36, age36
+  if string.byte(kind) == 100 then -- 'd'
+    due = now + time
+    due36, age36 = to36(due), time36
+  else
+    due = time
+    due36, age36 = time36, to36(time - now)
+  end
+  local record = gen36 .. ',' .. due36 .. ',' .. age36 .. '|' .. payload
+  gen36 = next_gen36(gen36, last_gen - n + 2 + i)
   local status = 1
   if redis.call('HSETNX', KEYS[1], id, record) == 0 then
     local old = replace ~= 'n' and claim_of(redis.call('HGET', KEYS[10], id))
@@ -112,11 +138,16 @@ if replaced_in_call then
   for j, v in ipairs(ready) do if v then kept_groups[#kept_groups + 1] = ready_groups[j] end end
   scored, ready, ready_groups = kept(scored), kept(ready), kept_groups
 end
-call_in_chunks('ZADD', KEYS[2], scored)
+-- the head is read only when the call delays a job (a call of due jobs announces nothing), and
+-- after the replaced jobs left the set: a new earliest is announced when it beats what is there
+if earliest ~= nil then
+  local head = head_score(KEYS[2])
+  call_in_chunks('ZADD', KEYS[2], scored)
+  wake_if_head(KEYS[2], ARGV[1], earliest, head)
+end
 if any_group then
   push_by_group(ready, ready_groups, KEYS[3], KEYS[12], KEYS[13], false)
 else
   call_in_chunks('RPUSH', KEYS[3], ready)
 end
-if earliest ~= nil then wake_if_head(KEYS[2], ARGV[1], earliest, old_head) end
 return remember(KEYS[7], result)

@@ -112,7 +112,7 @@ class MemoBucketTest {
     private List<Object> publish(LuaScript publish, RequestMemo.Request request, String id) {
         List<Object> keys = k.of(k.jobs(), k.delayed(), k.ready(), k.stats(), k.dead(), k.errors(), k.request(request),
                 k.control(), k.successors(), k.claims(), k.groups(), k.groupsReady(), k.groupHeld());
-        return publish.run(script, Mode.READ_WRITE, ReturnType.LIST, keys, k.wakeChannel(), "1", "1", id, "d", "60000", "0", "1", "",
+        return publish.run(script, Mode.READ_WRITE, ReturnType.LIST, keys, k.wakeChannel(), "1", "1", id, "d0", "1aao" /* 60000 ms, base 36 */, "1",
                 request.field());
     }
 

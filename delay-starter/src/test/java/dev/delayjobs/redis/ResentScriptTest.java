@@ -43,7 +43,7 @@ class ResentScriptTest {
     void aResentPublishStoresOneJobAndAnswersCreatedAgain() {
         List<Object> keys = k.of(k.jobs(), k.delayed(), k.ready(), k.stats(), k.dead(), k.errors(), k.request("p:test:1"),
                 k.control(), k.successors(), k.claims(), k.groups(), k.groupsReady(), k.groupHeld());
-        Object[] args = { k.wakeChannel(), "1", "1", "gen-id-1", "d", "60000", "0", "\"x\"", "", "p-1" };
+        Object[] args = { k.wakeChannel(), "1", "1", "gen-id-1", "d0", "1aao" /* 60000 ms, base 36 */, "\"x\"", "p-1" };
         List<Object> first = LuaScript.load(Script.PUBLISH).run(script, Mode.READ_WRITE, ReturnType.LIST, keys, args);
         List<Object> copy = LuaScript.load(Script.PUBLISH).run(script, Mode.READ_WRITE, ReturnType.LIST, keys, args);
 
@@ -58,7 +58,7 @@ class ResentScriptTest {
         store.partition(whole("q")).claim(request("i1", 1, Duration.ofSeconds(10), 1));
         List<Object> keys = k.of(k.jobs(), k.delayed(), k.ready(), k.stats(), k.dead(), k.errors(), k.request("p:test:1"),
                 k.control(), k.successors(), k.claims(), k.groups(), k.groupsReady(), k.groupHeld());
-        Object[] args = { k.wakeChannel(), "1", "1", "k", "d", "0", "0", "\"new\"", "", "p-2" };
+        Object[] args = { k.wakeChannel(), "1", "1", "k", "d0", "0", "\"new\"", "p-2" };
         List<Object> first = LuaScript.load(Script.PUBLISH).run(script, Mode.READ_WRITE, ReturnType.LIST, keys, args);
         List<Object> copy = LuaScript.load(Script.PUBLISH).run(script, Mode.READ_WRITE, ReturnType.LIST, keys, args);
 
