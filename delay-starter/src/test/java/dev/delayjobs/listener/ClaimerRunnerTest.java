@@ -2,7 +2,6 @@ package dev.delayjobs.listener;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -15,12 +14,6 @@ import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import dev.delayjobs.core.JobEvents;
-import dev.delayjobs.core.PayloadCodec;
-import dev.delayjobs.threads.WorkerThreads;
-import dev.delayjobs.queue.QueueName;
-import dev.delayjobs.queue.Partition;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The claimer, runner, acker and outcome recorder of one partition, wired as
@@ -30,9 +23,8 @@ import tools.jackson.databind.json.JsonMapper;
 class ClaimerRunnerTest {
 
     private final InMemoryPartitionStore store = new InMemoryPartitionStore("q");
-    private final PayloadCodec codec = new PayloadCodec(JsonMapper.builder().build(), 1 << 20, false);
     private final Handlers handlers = new Handlers();
-    private Rig rig;
+    private ConsumerRig rig;
 
     @AfterEach
     void stop() {
@@ -45,7 +37,7 @@ class ClaimerRunnerTest {
     @Test
     void prefetchedJobsStartOldestFirstAndAllAreAcked() throws Exception {
         store.add("a", "b", "c", "d", "e", "f");
-        rig = new Rig(settings(1, null, 3));
+        rig = rig(settings(1, null, 3));
         rig.start();
 
         assertThat(store.awaitAcked(6, Duration.ofSeconds(10))).isTrue();
@@ -57,7 +49,7 @@ class ClaimerRunnerTest {
     void stoppingHandsBackThePrefetchedJobsAndReleasesAllButTheRunningOne() throws Exception {
         handlers.holdBack("a");
         store.add("a", "b", "c", "d", "e");
-        rig = new Rig(settings(1, null, 3));
+        rig = rig(settings(1, null, 3));
         rig.start();
         handlers.awaitStarted("a");
         awaitUntil(() -> rig.slots.waiting() == 3, "three jobs prefetched");
@@ -78,7 +70,7 @@ class ClaimerRunnerTest {
     void aLostClaimReplyIsHandedBackBeforeTheNextClaimUnderARaisedEpoch() throws Exception {
         store.add("a", "b");
         store.loseNextClaimReply();
-        rig = new Rig(settings(2, null, 0));
+        rig = rig(settings(2, null, 0));
         rig.start();
 
         assertThat(store.awaitAcked(2, Duration.ofSeconds(10))).isTrue();
@@ -93,7 +85,7 @@ class ClaimerRunnerTest {
         handlers.holdBack("b");
         store.add("a");
         store.failAcks(true);
-        rig = new Rig(settings(2, null, 0));
+        rig = rig(settings(2, null, 0));
         rig.start();
         awaitUntil(() -> handlers.ran.contains("a"), "a handled");
         // the acker gives up after 5 s once stopping: the ack is lost, the job leaves the held ones
@@ -114,7 +106,7 @@ class ClaimerRunnerTest {
         handlers.holdBack("stuck");
         handlers.ignoreInterrupts = true;
         store.add("stuck", "next");
-        rig = new Rig(settings(1, Duration.ofMillis(200), 1));
+        rig = rig(settings(1, Duration.ofMillis(200), 1));
         rig.start();
         handlers.awaitStarted("stuck");
 
@@ -135,44 +127,6 @@ class ClaimerRunnerTest {
         while (!condition.getAsBoolean()) {
             assertThat(System.nanoTime() - deadline).as(what).isNegative();
             Thread.onSpinWait();
-        }
-    }
-
-    /** One partition's consumer parts, as PartitionConsumer builds them, minus the watchdog and the gate's channel. */
-    private final class Rig {
-
-        final PartitionSlots slots;
-        final AckBatcher acks;
-        final JobRunner runner;
-        final Claimer claimer;
-
-        Rig(QueueSettings settings) throws NoSuchMethodException {
-            Method method = Handlers.class.getDeclaredMethod("handle", String.class);
-            HandlerEndpoint endpoint = new HandlerEndpoint("handlers", handlers, method, QueueName.of("q"), settings,
-                    codec.type(String.class), String.class, false);
-            Partition partition = QueueName.of("q").whole();
-            QueueSlots queue = new QueueSlots(settings.concurrency(), 1);
-            PrefetchPace pace = PrefetchPace.fixed(settings.prefetch());
-            slots = queue.partition(pace.most());
-            acks = new AckBatcher(store, "i1", new PendingAcks(), slots::acked, lost -> lost.forEach(slots::lost));
-            OutcomeRecorder outcomes = new OutcomeRecorder(endpoint, store, "i1", slots, () -> false, JobEvents.NONE);
-            runner = new JobRunner(endpoint, codec, JobEvents.NONE, outcomes, acks, slots,
-                    queue.share(), WorkerThreads.PLATFORM, new StartMarks(store), pace);
-            claimer = new Claimer(endpoint, partition, store, "i1", Duration.ofSeconds(30), new ClaimGate(partition, null),
-                    runner, slots, pace, WorkerThreads.PLATFORM);
-        }
-
-        void start() {
-            acks.start();
-            claimer.start();
-        }
-
-        void stop() {
-            claimer.stop();
-            claimer.handBackPrefetched();
-            slots.interruptAll();
-            acks.stop(Duration.ofSeconds(1));
-            runner.shutdown();
         }
     }
 
@@ -216,5 +170,9 @@ class ClaimerRunnerTest {
                 }
             }
         }
+    }
+
+    private ConsumerRig rig(QueueSettings settings) throws NoSuchMethodException {
+        return new ConsumerRig(store, handlers, Handlers.class.getDeclaredMethod("handle", String.class), settings);
     }
 }

@@ -3,7 +3,6 @@ package dev.delayjobs.listener;
 import static dev.delayjobs.test.TestPartitions.whole;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -16,9 +15,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import dev.delayjobs.core.JobEvents;
-import dev.delayjobs.core.PayloadCodec;
-import dev.delayjobs.queue.QueueName;
 import dev.delayjobs.redis.NewJob;
 import dev.delayjobs.redis.RedisJobStore;
 import dev.delayjobs.store.Claim;
@@ -27,8 +23,6 @@ import dev.delayjobs.store.PartitionStore;
 import dev.delayjobs.store.Recovery;
 import dev.delayjobs.store.StoredJob;
 import dev.delayjobs.test.TestRedis;
-import dev.delayjobs.threads.WorkerThreads;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The claimer on a real Redis, with many groups of one job each: a claim visits a bounded number of
@@ -40,8 +34,7 @@ class GroupedClaimerTest {
 
     static final int GROUPS = 200;
 
-    private final PayloadCodec codec = new PayloadCodec(JsonMapper.builder().build(), 1 << 20, false);
-    private Rig rig;
+    private ConsumerRig rig;
 
     @AfterEach
     void stop() {
@@ -61,7 +54,7 @@ class GroupedClaimerTest {
         Counting counting = new Counting(store.partition(whole("q")));
         Handlers handlers = new Handlers(GROUPS);
         // 8 workers and a buffer of 56: each claim asks for more jobs than the groups it visits hold
-        rig = new Rig(counting, handlers, new QueueSettings(8, 3,
+        rig = new ConsumerRig(counting, handlers, Handlers.class.getDeclaredMethod("handle", String.class), new QueueSettings(8, 3,
                 new QueueSettings.ExponentialBackoff(Duration.ofMillis(10), 2, Duration.ofSeconds(1), 0), true, null, null,
                 false, 56));
         rig.start();
@@ -155,43 +148,6 @@ class GroupedClaimerTest {
 
         public void handle(String id) {
             all.countDown();
-        }
-    }
-
-    /** One partition's consumer parts, as PartitionConsumer wires them (see ClaimerRunnerTest). */
-    private final class Rig {
-
-        final PartitionSlots slots;
-        final AckBatcher acks;
-        final JobRunner runner;
-        final Claimer claimer;
-
-        Rig(PartitionStore store, Handlers handlers, QueueSettings settings) throws NoSuchMethodException {
-            Method method = Handlers.class.getDeclaredMethod("handle", String.class);
-            HandlerEndpoint endpoint = new HandlerEndpoint("handlers", handlers, method, QueueName.of("q"), settings,
-                    codec.type(String.class), String.class, false);
-            QueueSlots queue = new QueueSlots(settings.concurrency(), 1);
-            PrefetchPace pace = PrefetchPace.fixed(settings.prefetch());
-            slots = queue.partition(pace.most());
-            acks = new AckBatcher(store, "i1", new PendingAcks(), slots::acked, lost -> lost.forEach(slots::lost));
-            OutcomeRecorder outcomes = new OutcomeRecorder(endpoint, store, "i1", slots, () -> false, JobEvents.NONE);
-            runner = new JobRunner(endpoint, codec, JobEvents.NONE, outcomes, acks, slots, queue.share(),
-                    WorkerThreads.PLATFORM, new StartMarks(store), pace);
-            claimer = new Claimer(endpoint, whole("q"), store, "i1", Duration.ofSeconds(30), new ClaimGate(whole("q"), null),
-                    runner, slots, pace, WorkerThreads.PLATFORM);
-        }
-
-        void start() {
-            acks.start();
-            claimer.start();
-        }
-
-        void stop() {
-            claimer.stop();
-            claimer.handBackPrefetched();
-            slots.interruptAll();
-            acks.stop(Duration.ofSeconds(1));
-            runner.shutdown();
         }
     }
 }
