@@ -133,6 +133,11 @@ record QueueKeys(String prefix, String queue) {
         return base() + "schedule-last";
     }
 
+    /** The jobs of ticks published ahead of their instant, by schedule (see _ahead.lua). */
+    String scheduleAhead() {
+        return base() + "schedule-ahead";
+    }
+
     /** Per schedule, how its last tick's job ended: outcome, when, tick (see _ticks.lua). */
     String scheduleOutcomes() {
         return base() + "schedule-outcomes";
