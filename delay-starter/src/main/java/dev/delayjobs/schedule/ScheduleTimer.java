@@ -57,6 +57,11 @@ public final class ScheduleTimer implements SmartLifecycle {
      * calls of {@link #MOST_PER_CALL}): up to this many ticks on one instant need no burst lookahead.
      */
     static final int BURST_THRESHOLD = 2 * MOST_CALLS_PER_ROUND * MOST_PER_CALL;
+    /**
+     * A burst lasts until this many schedules or fewer have a tick within {@link #BURST_LOOKAHEAD}:
+     * half a round, published in the first round of the normal lookahead.
+     */
+    static final int BURST_END = MOST_CALLS_PER_ROUND * MOST_PER_CALL / 2;
     /** Most SKIP schedules read past per round (a due read's offset costs O(offset)). */
     private static final int MOST_PASSED_OVER = 1000;
 
@@ -71,6 +76,8 @@ public final class ScheduleTimer implements SmartLifecycle {
     private final Map<QueueName, LongAdder> reads = new ConcurrentHashMap<>();
     /** Queues found without a schedule to tick: when to read them again (System.nanoTime). */
     private final Map<QueueName, Long> idleUntil = new ConcurrentHashMap<>();
+    /** Queues whose timer publishes up to {@link #BURST_LOOKAHEAD} ahead (a burst comes). */
+    private final Set<QueueName> bursting = ConcurrentHashMap.newKeySet();
     private volatile Thread thread;
 
     /**
@@ -224,7 +231,7 @@ public final class ScheduleTimer implements SmartLifecycle {
                     idleUntil.remove(queue.queue());
                 }
                 // more ticks to come within the burst lookahead than the timer publishes in half its lookahead
-                if (!fastForward && due.soon() > BURST_THRESHOLD && lookahead < BURST_LOOKAHEAD.toMillis()) {
+                if (!fastForward && burst(queue.queue(), due.soon()) && lookahead < BURST_LOOKAHEAD.toMillis()) {
                     lookahead = BURST_LOOKAHEAD.toMillis();
                     burstBegins = true;
                 }
@@ -269,6 +276,18 @@ public final class ScheduleTimer implements SmartLifecycle {
                     .filter(ScheduleStore.Stepped.PUBLISHED::equals).count();
         }
         return published;
+    }
+
+    /** Whether the timer publishes {@code queue}'s ticks up to {@link #BURST_LOOKAHEAD} ahead this round. */
+    private boolean burst(QueueName queue, long soon) {
+        if (soon > BURST_THRESHOLD) {
+            bursting.add(queue);
+            return true;
+        }
+        if (soon <= BURST_END) {
+            bursting.remove(queue);
+        }
+        return bursting.contains(queue);
     }
 
     /**

@@ -78,26 +78,27 @@ class ScheduleBurstTest {
             Handlers handlers = app.getBean(Handlers.class);
             Instant instant = Instant.ofEpochSecond(Instant.now().getEpochSecond() + 20);
             ScheduleSpec spec = daily(instant);
-            // enough on the instant for the timer to publish them well ahead of it
+            // enough on the instant for the timer to publish them well ahead of it (those below first: earliest
+            // first, then by name)
             int fillers = ScheduleTimer.BURST_THRESHOLD + 100;
             create(schedules, "filler-", fillers, spec);
-            for (String name : List.of("removed", "paused", "new-payload", "new-spec", "kept")) {
+            for (String name : List.of("a-removed", "a-paused", "a-new-payload", "a-new-spec", "a-kept")) {
                 schedules.create("burst", name, spec, Map.of("v", 1));
             }
             ScheduleSpec skip = spec.withOverlap(Overlap.SKIP);
-            schedules.create("burst", "skip", skip, Map.of("v", 1));
+            schedules.create("burst", "a-skip", skip, Map.of("v", 1));
 
             // published ahead: each one's next tick is the next day's
-            await().atMost(Duration.ofSeconds(15)).until(() -> List.of("removed", "paused", "new-payload", "new-spec", "kept")
+            await().atMost(Duration.ofSeconds(15)).until(() -> List.of("a-removed", "a-paused", "a-new-payload", "a-new-spec", "a-kept")
                     .stream().allMatch(name -> nextTick(app, name).isAfter(instant)));
             assertThat(Instant.now()).as("published ahead, before the changes").isBefore(instant.minusSeconds(2));
-            assertThat(nextTick(app, "skip")).as("a SKIP tick is not published ahead").isEqualTo(instant);
+            assertThat(nextTick(app, "a-skip")).as("a SKIP tick is not published ahead").isEqualTo(instant);
 
-            assertThat(schedules.remove("burst", "removed")).isTrue();
-            assertThat(schedules.pause("burst", "paused")).isTrue();
-            assertThat(schedules.update("burst", "new-payload", spec, Map.of("v", 2))).isTrue();
+            assertThat(schedules.remove("burst", "a-removed")).isTrue();
+            assertThat(schedules.pause("burst", "a-paused")).isTrue();
+            assertThat(schedules.update("burst", "a-new-payload", spec, Map.of("v", 2))).isTrue();
             Instant later = instant.plusSeconds(2);
-            assertThat(schedules.update("burst", "new-spec", daily(later), Map.of("v", 1))).isTrue();
+            assertThat(schedules.update("burst", "a-new-spec", daily(later), Map.of("v", 1))).isTrue();
             assertThat(Instant.now()).as("changed before the instant").isBefore(instant);
 
             await().atMost(Duration.ofSeconds(60)).until(() -> handlers.runs.size() >= fillers + 4);
@@ -105,14 +106,14 @@ class ScheduleBurstTest {
             Map<String, List<Run>> byName = new ConcurrentHashMap<>();
             handlers.runs.forEach(r -> byName.computeIfAbsent(r.id().substring(0, r.id().indexOf('@')),
                     n -> new CopyOnWriteArrayList<>()).add(r));
-            assertThat(byName).doesNotContainKeys("removed", "paused");
-            assertThat(byName.get("new-payload")).singleElement().satisfies(r -> {
+            assertThat(byName).doesNotContainKeys("a-removed", "a-paused");
+            assertThat(byName.get("a-new-payload")).singleElement().satisfies(r -> {
                 assertThat(r.dueAt()).isEqualTo(instant);
                 assertThat(r.payload()).containsEntry("v", 2);
             });
-            assertThat(byName.get("new-spec")).singleElement().satisfies(r -> assertThat(r.dueAt()).isEqualTo(later));
-            assertThat(byName.get("kept")).singleElement().satisfies(r -> assertThat(r.dueAt()).isEqualTo(instant));
-            assertThat(byName.get("skip")).singleElement().satisfies(r -> {
+            assertThat(byName.get("a-new-spec")).singleElement().satisfies(r -> assertThat(r.dueAt()).isEqualTo(later));
+            assertThat(byName.get("a-kept")).singleElement().satisfies(r -> assertThat(r.dueAt()).isEqualTo(instant));
+            assertThat(byName.get("a-skip")).singleElement().satisfies(r -> {
                 assertThat(r.dueAt()).isEqualTo(instant);
                 assertThat(r.publishedAt()).as("a SKIP tick is published at its instant").isAfterOrEqualTo(instant);
             });
