@@ -120,8 +120,8 @@ public final class ScheduleStore {
             DeclareMode mode, boolean declared) {
         QueueKeys k = keys(queue);
         Long r = RedisCalls.call("declare a schedule of", queue.name(), () -> DECLARE.run(script, Mode.READ_WRITE,
-                ReturnType.LONG, k.of(k.schedules(), k.scheduleTicks(), k.scheduleDeclared(), k.schedulesParked(), k.scheduleAhead(),
-                        k.jobs(), k.delayed()), name,
+                ReturnType.LONG, k.of(k.schedules(), k.scheduleTicks(), k.scheduleDeclared(), k.schedulesParked(),
+                        k.scheduleAhead(), k.scheduleAheadDue(), k.jobs(), k.delayed()), name,
                 spec + "\n" + payload, Long.toString(firstTick), paused ? "1" : "0",
                 mode.name().toLowerCase(Locale.ROOT), declared ? "1" : "0"));
         return Declared.values()[r.intValue()];
@@ -159,7 +159,8 @@ public final class ScheduleStore {
         QueueKeys k = keys(queue);
         // schedules-due on the parked set: its scores are the times each was last looked at
         List<Object> r = RedisCalls.call("read the parked schedules of", queue.name(), () -> DUE.run(script, Mode.READ_WRITE,
-                ReturnType.LIST, k.of(k.schedules(), k.schedulesParked()), Long.toString(-after.toMillis()),
+                ReturnType.LIST, k.of(k.schedules(), k.schedulesParked(), k.scheduleAhead(), k.scheduleAheadDue()),
+                Long.toString(-after.toMillis()),
                 Integer.toString(max), "0", "0"));
         return due(r);
     }
@@ -195,7 +196,8 @@ public final class ScheduleStore {
     public Due due(Partition queue, long lookaheadMs, int max, long soonMs, int offset) {
         QueueKeys k = keys(queue);
         List<Object> r = RedisCalls.call("read the due schedules of", queue.name(), () -> DUE.run(script, Mode.READ_WRITE,
-                ReturnType.LIST, k.of(k.schedules(), k.scheduleTicks()), Long.toString(lookaheadMs), Integer.toString(max),
+                ReturnType.LIST, k.of(k.schedules(), k.scheduleTicks(), k.scheduleAhead(), k.scheduleAheadDue()),
+                Long.toString(lookaheadMs), Integer.toString(max),
                 Long.toString(soonMs), Integer.toString(offset)));
         return due(r);
     }
@@ -243,7 +245,8 @@ public final class ScheduleStore {
         }
         List<Object> r = RedisCalls.call("tick the schedules of", queue.name(), () -> TICK.run(script, Mode.READ_WRITE,
                 ReturnType.LIST, k.of(k.schedules(), k.scheduleTicks(), k.jobs(), k.delayed(), k.ready(), k.stats(),
-                        k.control(), k.dead(), k.scheduleLast(), k.scheduleOutcomes(), k.scheduleAhead()), args.toArray()));
+                        k.control(), k.dead(), k.scheduleLast(), k.scheduleOutcomes(), k.scheduleAhead(),
+                        k.scheduleAheadDue()), args.toArray()));
         List<Stepped> out = new ArrayList<>();
         for (Object o : r) {
             int status = Integer.parseInt(o.toString());
@@ -265,8 +268,8 @@ public final class ScheduleStore {
         QueueKeys k = keys(queue);
         return RedisCalls.call("remove schedules of", queue.name(), () -> REMOVE.<Long>run(script, Mode.READ_WRITE,
                 ReturnType.LONG, k.of(k.schedules(), k.scheduleTicks(), k.scheduleLast(), k.scheduleOutcomes(),
-                        k.scheduleDeclared(), k.schedulesParked(), k.scheduleAhead(), k.jobs(), k.delayed()),
-                names.toArray()));
+                        k.scheduleDeclared(), k.schedulesParked(), k.scheduleAhead(), k.scheduleAheadDue(), k.jobs(),
+                        k.delayed()), names.toArray()));
     }
 
     /**
@@ -276,7 +279,8 @@ public final class ScheduleStore {
     public boolean pause(Partition queue, String name) {
         QueueKeys k = keys(queue);
         Long r = RedisCalls.call("pause a schedule of", queue.name(), () -> SET_TICK.run(script, Mode.READ_WRITE,
-                ReturnType.LONG, k.of(k.schedules(), k.scheduleTicks(), k.scheduleAhead(), k.jobs(), k.delayed()), name, "", ""));
+                ReturnType.LONG, k.of(k.schedules(), k.scheduleTicks(), k.scheduleAhead(), k.scheduleAheadDue(), k.jobs(),
+                        k.delayed()), name, "", ""));
         return r == 1;
     }
 
@@ -284,7 +288,8 @@ public final class ScheduleStore {
     public boolean resume(Partition queue, String name, String spec, long tick) {
         QueueKeys k = keys(queue);
         Long r = RedisCalls.call("resume a schedule of", queue.name(), () -> SET_TICK.run(script, Mode.READ_WRITE,
-                ReturnType.LONG, k.of(k.schedules(), k.scheduleTicks(), k.scheduleAhead(), k.jobs(), k.delayed()), name, spec,
+                ReturnType.LONG, k.of(k.schedules(), k.scheduleTicks(), k.scheduleAhead(), k.scheduleAheadDue(), k.jobs(),
+                        k.delayed()), name, spec,
                 Long.toString(tick)));
         return r == 1;
     }

@@ -28,8 +28,8 @@ import dev.delayjobs.redis.ScheduleStore.Step;
  * Turns the due ticks of the schedules of the queues this instance knows into jobs: every
  * {@link #PERIOD}, per queue, reads up to {@link #MOST_PER_CALL} schedules due within
  * {@link #LOOKAHEAD} ({@link #BURST_LOOKAHEAD} while a burst comes), computes each one's step
- * ({@link TickPlan}) and applies them in one {@code tick.lua} call. Every instance runs it; the compare-and-set in the script makes one job per
- * tick. Declares the application's {@code @Recurring} schedules when it starts.
+ * ({@link TickPlan}) and applies them in one {@code tick.lua} call. Every instance runs it; the
+ * compare-and-set in the script makes one job per tick. Declares the application's {@code @Recurring} schedules when it starts.
  */
 public final class ScheduleTimer implements SmartLifecycle {
 

@@ -5,8 +5,9 @@
 -- KEYS[3] schedule-declared: zset, name -> when a running application last declared it (epoch ms)
 -- KEYS[4] schedules-parked: zset, name -> when last looked at: specs an instance could not read
 -- KEYS[5] schedule-ahead: zset, the jobs of ticks published ahead (see _ahead.lua)
--- KEYS[6] jobs: hash
--- KEYS[7] delayed: zset
+-- KEYS[6] schedule-ahead-due: zset, the same by tick
+-- KEYS[7] jobs: hash
+-- KEYS[8] delayed: zset
 -- ARGV[1] name
 -- ARGV[2] value: spec, newline, payload
 -- ARGV[3] first-tick: the first tick of this spec (epoch ms), stored only when the value is new or changed
@@ -31,7 +32,7 @@ if old == ARGV[2] then return 0 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 local paused
 if old then
-  take_back_ahead(KEYS[5], KEYS[6], KEYS[7], ARGV[1], now_ms())
+  take_back_ahead(KEYS[5], KEYS[6], KEYS[7], KEYS[8], ARGV[1], now_ms())
   local parked = redis.call('ZREM', KEYS[4], ARGV[1]) == 1
   paused = not parked and not redis.call('ZSCORE', KEYS[2], ARGV[1])
 else

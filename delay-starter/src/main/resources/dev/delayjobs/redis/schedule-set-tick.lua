@@ -3,8 +3,9 @@
 -- KEYS[1] schedules: hash, name -> spec, a newline, payload
 -- KEYS[2] schedule-ticks: zset, name -> next tick not yet published
 -- KEYS[3] schedule-ahead: zset, the jobs of ticks published ahead (see _ahead.lua)
--- KEYS[4] jobs: hash
--- KEYS[5] delayed: zset
+-- KEYS[4] schedule-ahead-due: zset, the same by tick
+-- KEYS[5] jobs: hash
+-- KEYS[6] delayed: zset
 -- ARGV[1] name
 -- ARGV[2] spec: the spec the caller computed the tick with (resume only: compared with the stored one)
 -- ARGV[3] tick: '' to pause; else the first tick after resuming (epoch ms), stored only if the
@@ -16,7 +17,7 @@ local value = redis.call('HGET', KEYS[1], ARGV[1])
 if not value then return 0 end
 if ARGV[3] == '' then
   local paused = redis.call('ZREM', KEYS[2], ARGV[1])
-  take_back_ahead(KEYS[3], KEYS[4], KEYS[5], ARGV[1], now_ms())
+  take_back_ahead(KEYS[3], KEYS[4], KEYS[5], KEYS[6], ARGV[1], now_ms())
   return paused
 end
 if string.sub(value, 1, #ARGV[2] + 1) ~= ARGV[2] .. '\n' then return 0 end

@@ -11,13 +11,14 @@
 -- KEYS[8] dead: zset
 -- KEYS[9] schedule-last: hash, name -> the last tick whose job was published (epoch ms)
 -- KEYS[10] schedule-outcomes: hash, name -> last outcome (a tick skipped for overlap, see _ticks.lua)
--- KEYS[11] schedule-ahead: zset, the jobs of ticks published ahead of their instant (see _ahead.lua)
+-- KEYS[11] schedule-ahead: zset, the jobs of ticks published ahead of their instant, by name (see _ahead.lua)
+-- KEYS[12] schedule-ahead-due: zset, the same by tick
 -- These are the keys of the partition that holds the queue's schedules (partition 0, the queue's
 -- own when it has one): a tick's job is stored there, with the schedule, whatever partition its id
 -- would route to, so that the job and the next tick are written in one call (one slot).
 -- ARGV[1] wake: the wake channel
 -- ARGV[2] partitions: the partition count the caller found the queue laid out in
--- ARGV[3] ahead: '1' indexes each job published ahead of its tick in KEYS[11], so that a change of
+-- ARGV[3] ahead: '1' indexes each job published ahead of its tick in KEYS[11] and KEYS[12], so that a change of
 --   its schedule takes it back; '0' does not (a test's fast forward, which makes the jobs due at once)
 -- ARGV[4..] name, spec, tick, fire, fire-at, next, overlap: per schedule: its name, the spec Java computed
 --   with (the value's part before its newline), the tick read (epoch ms), fire ('1' publish the job of
@@ -70,7 +71,7 @@ for base = 4, #ARGV, 7 do
           redis.call('RPUSH', KEYS[5], id)
         else
           redis.call('ZADD', KEYS[4], fire_at, id)
-          if ahead then index_ahead(KEYS[11], name, id, now) end
+          if ahead then index_ahead(KEYS[11], KEYS[12], id, fire_at) end
           if earliest == nil or fire_at < earliest then earliest = fire_at end
         end
       end
