@@ -29,7 +29,10 @@ import dev.delayjobs.schedule.ScheduleSpec;
  */
 final class SoakSchedules {
 
-    /** Ticks published ahead of their instant (the timer's lookahead, 2 s) run after a removal; and a little more. */
+    /**
+     * A tick whose instant came just before the removal (its job due, not yet handled) runs after it; ticks published
+     * ahead whose instant is still to come are taken back. A margin for the first.
+     */
     private static final long AFTER_REMOVAL_MS = 3000;
 
     /**
