@@ -33,7 +33,8 @@ import dev.delayjobs.schedule.ScheduleSpec;
  * slow log off, Redis CPU per tick ({@code INFO cpu}, everything the server did, the tick jobs'
  * transfer, claim and ack included); in its second half each script's time per call from
  * {@code SLOWLOG} with {@code slowlog-log-slower-than 0} (read and reset every second), and the
- * longest call. Sizes: {@code -Dscale.sizes=5000,50000}. Run with
+ * longest call. Sizes: {@code -Dscale.sizes=5000,50000}. With {@code -Dscale.burst=10000,50000}, the
+ * same-instant scenario instead ({@link ScheduleBurst}). Run with
  * {@code java -cp delay-benchmark/target/delay-benchmark.jar -Dloader.main=dev.delayjobs.benchmark.ScheduleScale org.springframework.boot.loader.launch.PropertiesLauncher}.
  */
 public final class ScheduleScale {
@@ -59,7 +60,7 @@ public final class ScheduleScale {
     }
 
     /** Per script: calls, total and longest time in Redis (microseconds), and each call's time. */
-    private static final class ScriptTimes {
+    static final class ScriptTimes {
         long calls;
         long micros;
         long longest;
@@ -73,6 +74,12 @@ public final class ScheduleScale {
     private static final List<SlowCall> OVER_5_MS = new ArrayList<>();
 
     public static void main(String[] args) throws Exception {
+        if (System.getProperty("scale.burst") != null) {
+            for (String size : System.getProperty("scale.burst").split(",")) {
+                ScheduleBurst.run(Integer.parseInt(size.strip()));
+            }
+            return;
+        }
         String[] sizes = System.getProperty("scale.sizes", "5000,50000").split(",");
         System.out.println("# schedule scale: N schedules every minute on one queue, " + WINDOW_SECONDS + " s measured, "
                 + Runtime.getRuntime().availableProcessors() + " cores");
@@ -184,7 +191,7 @@ public final class ScheduleScale {
         }
     }
 
-    private static void drainSlowlog(RespClient resp, Map<String, ScriptTimes> byScript) {
+    static void drainSlowlog(RespClient resp, Map<String, ScriptTimes> byScript) {
         @SuppressWarnings("unchecked")
         List<Object> entries = (List<Object>) resp.call("SLOWLOG", "GET", "-1");
         resp.call("SLOWLOG", "RESET");
@@ -209,7 +216,7 @@ public final class ScheduleScale {
         }
     }
 
-    private static long at(List<Long> sorted, double quantile) {
+    static long at(List<Long> sorted, double quantile) {
         return sorted.isEmpty() ? 0 : sorted.get(Math.min(sorted.size() - 1, (int) Math.ceil(quantile * sorted.size()) - 1));
     }
 }

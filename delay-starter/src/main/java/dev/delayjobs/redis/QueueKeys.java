@@ -133,6 +133,16 @@ record QueueKeys(String prefix, String queue) {
         return base() + "schedule-last";
     }
 
+    /** The jobs of ticks published ahead of their instant, by schedule (see _ahead.lua). */
+    String scheduleAhead() {
+        return base() + "schedule-ahead";
+    }
+
+    /** The jobs of ticks published ahead of their instant, by tick (see _ahead.lua). */
+    String scheduleAheadDue() {
+        return base() + "schedule-ahead-due";
+    }
+
     /** Per schedule, how its last tick's job ended: outcome, when, tick (see _ticks.lua). */
     String scheduleOutcomes() {
         return base() + "schedule-outcomes";

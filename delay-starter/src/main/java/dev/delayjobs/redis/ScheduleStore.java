@@ -82,9 +82,9 @@ public final class ScheduleStore {
     /**
      * The due schedules read in one call, with the Redis clock's now (epoch ms) and how many
      * schedules of the set read have a tick at all ({@code ticking}: none means the queue has no
-     * schedule to tick, due or not).
+     * schedule to tick, due or not) and a tick within the read's {@code soonMs} ({@code soon}).
      */
-    public record Due(long now, long ticking, List<DueSchedule> schedules) {
+    public record Due(long now, long ticking, long soon, List<DueSchedule> schedules) {
     }
 
     /**
@@ -120,7 +120,8 @@ public final class ScheduleStore {
             DeclareMode mode, boolean declared) {
         QueueKeys k = keys(queue);
         Long r = RedisCalls.call("declare a schedule of", queue.name(), () -> DECLARE.run(script, Mode.READ_WRITE,
-                ReturnType.LONG, k.of(k.schedules(), k.scheduleTicks(), k.scheduleDeclared(), k.schedulesParked()), name,
+                ReturnType.LONG, k.of(k.schedules(), k.scheduleTicks(), k.scheduleDeclared(), k.schedulesParked(),
+                        k.scheduleAhead(), k.scheduleAheadDue(), k.jobs(), k.delayed()), name,
                 spec + "\n" + payload, Long.toString(firstTick), paused ? "1" : "0",
                 mode.name().toLowerCase(Locale.ROOT), declared ? "1" : "0"));
         return Declared.values()[r.intValue()];
@@ -158,8 +159,9 @@ public final class ScheduleStore {
         QueueKeys k = keys(queue);
         // schedules-due on the parked set: its scores are the times each was last looked at
         List<Object> r = RedisCalls.call("read the parked schedules of", queue.name(), () -> DUE.run(script, Mode.READ_WRITE,
-                ReturnType.LIST, k.of(k.schedules(), k.schedulesParked()), Long.toString(-after.toMillis()),
-                Integer.toString(max)));
+                ReturnType.LIST, k.of(k.schedules(), k.schedulesParked(), k.scheduleAhead(), k.scheduleAheadDue()),
+                Long.toString(-after.toMillis()),
+                Integer.toString(max), "0", "0"));
         return due(r);
     }
 
@@ -183,21 +185,33 @@ public final class ScheduleStore {
 
     /** Up to {@code max} schedules (1 to 1000) whose next tick is at most {@code lookaheadMs} after now. */
     public Due due(Partition queue, long lookaheadMs, int max) {
+        return due(queue, lookaheadMs, max, lookaheadMs, 0);
+    }
+
+    /**
+     * Up to {@code max} schedules (1 to 1000) whose next tick is at most {@code lookaheadMs} after
+     * now, past the first {@code offset} (0 to 1000), with the number of schedules whose tick is at
+     * most {@code soonMs} after now ({@link Due#soon()}).
+     */
+    public Due due(Partition queue, long lookaheadMs, int max, long soonMs, int offset) {
         QueueKeys k = keys(queue);
         List<Object> r = RedisCalls.call("read the due schedules of", queue.name(), () -> DUE.run(script, Mode.READ_WRITE,
-                ReturnType.LIST, k.of(k.schedules(), k.scheduleTicks()), Long.toString(lookaheadMs), Integer.toString(max)));
+                ReturnType.LIST, k.of(k.schedules(), k.scheduleTicks(), k.scheduleAhead(), k.scheduleAheadDue()),
+                Long.toString(lookaheadMs), Integer.toString(max),
+                Long.toString(soonMs), Integer.toString(offset)));
         return due(r);
     }
 
     private static Due due(List<Object> r) {
         List<DueSchedule> schedules = new ArrayList<>();
-        for (int i = 2; i + 2 < r.size(); i += 3) {
+        for (int i = 3; i + 2 < r.size(); i += 3) {
             String value = r.get(i + 2).toString();
             int newline = value.indexOf('\n');
             schedules.add(new DueSchedule(r.get(i).toString(), (long) Double.parseDouble(r.get(i + 1).toString()),
                     value.substring(0, newline), value.substring(newline + 1)));
         }
-        return new Due(Long.parseLong(r.get(0).toString()), Long.parseLong(r.get(1).toString()), schedules);
+        return new Due(Long.parseLong(r.get(0).toString()), Long.parseLong(r.get(1).toString()),
+                Long.parseLong(r.get(2).toString()), schedules);
     }
 
     /**
@@ -206,10 +220,20 @@ public final class ScheduleStore {
      * queue laid out in (refused when it is laid out anew since).
      */
     public List<Stepped> tick(Partition queue, List<Step> steps) {
+        return tick(queue, steps, true);
+    }
+
+    /**
+     * Like {@link #tick(Partition, List)}; {@code indexAhead} false leaves the jobs published ahead
+     * out of the index a change of their schedule takes them back by (a fast forward, whose jobs are
+     * made due at once).
+     */
+    public List<Stepped> tick(Partition queue, List<Step> steps, boolean indexAhead) {
         QueueKeys k = keys(queue);
         List<Object> args = new ArrayList<>();
         args.add(k.wakeChannel());
         args.add(Integer.toString(queue.count()));
+        args.add(indexAhead ? "1" : "0");
         for (Step s : steps) {
             args.add(s.name());
             args.add(s.spec());
@@ -221,7 +245,8 @@ public final class ScheduleStore {
         }
         List<Object> r = RedisCalls.call("tick the schedules of", queue.name(), () -> TICK.run(script, Mode.READ_WRITE,
                 ReturnType.LIST, k.of(k.schedules(), k.scheduleTicks(), k.jobs(), k.delayed(), k.ready(), k.stats(),
-                        k.control(), k.dead(), k.scheduleLast(), k.scheduleOutcomes()), args.toArray()));
+                        k.control(), k.dead(), k.scheduleLast(), k.scheduleOutcomes(), k.scheduleAhead(),
+                        k.scheduleAheadDue()), args.toArray()));
         List<Stepped> out = new ArrayList<>();
         for (Object o : r) {
             int status = Integer.parseInt(o.toString());
@@ -235,19 +260,27 @@ public final class ScheduleStore {
         return out;
     }
 
-    /** Deletes schedules, with their outcomes, declaration times and parking; returns how many existed. */
+    /**
+     * Deletes schedules, with their outcomes, declaration times and parking, and the jobs of their
+     * ticks published ahead whose instant is still to come; returns how many existed.
+     */
     public long remove(Partition queue, List<String> names) {
         QueueKeys k = keys(queue);
         return RedisCalls.call("remove schedules of", queue.name(), () -> REMOVE.<Long>run(script, Mode.READ_WRITE,
                 ReturnType.LONG, k.of(k.schedules(), k.scheduleTicks(), k.scheduleLast(), k.scheduleOutcomes(),
-                        k.scheduleDeclared(), k.schedulesParked()), names.toArray()));
+                        k.scheduleDeclared(), k.schedulesParked(), k.scheduleAhead(), k.scheduleAheadDue(), k.jobs(),
+                        k.delayed()), names.toArray()));
     }
 
-    /** Pauses a schedule (its next tick deleted); returns whether it was ticking. */
+    /**
+     * Pauses a schedule (its next tick deleted, and the jobs of its ticks published ahead whose
+     * instant is still to come); returns whether it was ticking.
+     */
     public boolean pause(Partition queue, String name) {
         QueueKeys k = keys(queue);
         Long r = RedisCalls.call("pause a schedule of", queue.name(), () -> SET_TICK.run(script, Mode.READ_WRITE,
-                ReturnType.LONG, k.of(k.schedules(), k.scheduleTicks()), name, "", ""));
+                ReturnType.LONG, k.of(k.schedules(), k.scheduleTicks(), k.scheduleAhead(), k.scheduleAheadDue(), k.jobs(),
+                        k.delayed()), name, "", ""));
         return r == 1;
     }
 
@@ -255,7 +288,9 @@ public final class ScheduleStore {
     public boolean resume(Partition queue, String name, String spec, long tick) {
         QueueKeys k = keys(queue);
         Long r = RedisCalls.call("resume a schedule of", queue.name(), () -> SET_TICK.run(script, Mode.READ_WRITE,
-                ReturnType.LONG, k.of(k.schedules(), k.scheduleTicks()), name, spec, Long.toString(tick)));
+                ReturnType.LONG, k.of(k.schedules(), k.scheduleTicks(), k.scheduleAhead(), k.scheduleAheadDue(), k.jobs(),
+                        k.delayed()), name, spec,
+                Long.toString(tick)));
         return r == 1;
     }
 

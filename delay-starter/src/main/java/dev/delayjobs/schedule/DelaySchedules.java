@@ -22,19 +22,24 @@ public interface DelaySchedules {
     boolean create(String queue, String name, ScheduleSpec when, Object payload);
 
     /**
-     * Replaces the spec and payload of schedule {@code name}; a changed spec replaces its pending
-     * tick (a paused schedule stays paused). Returns false when there is no such schedule.
+     * Replaces the spec and payload of schedule {@code name}; a changed spec or payload replaces its
+     * pending tick, and a job of a tick published ahead whose instant is still to come is deleted (a
+     * paused schedule stays paused). Returns false when there is no such schedule.
      */
     boolean update(String queue, String name, ScheduleSpec when, Object payload);
 
-    /** Stops the schedule's ticks (a tick published already still runs); returns whether it was ticking. */
+    /**
+     * Stops the schedule's ticks (the job of a tick whose instant has come still runs; one published
+     * ahead of its instant is deleted); returns whether it was ticking.
+     */
     boolean pause(String queue, String name);
 
     /** Ticks a paused schedule again from the first tick after now; returns whether it was paused. */
     boolean resume(String queue, String name);
 
     /**
-     * Deletes the schedule (its published ticks stay jobs), declared ({@code @Recurring}) or not;
+     * Deletes the schedule (the jobs of its ticks whose instant has come stay; those published ahead
+     * of their instant are deleted), declared ({@code @Recurring}) or not;
      * returns whether it existed. A declared one comes back when an instance that declares it starts.
      */
     boolean remove(String queue, String name);

@@ -27,9 +27,9 @@ import dev.delayjobs.redis.ScheduleStore.Step;
 /**
  * Turns the due ticks of the schedules of the queues this instance knows into jobs: every
  * {@link #PERIOD}, per queue, reads up to {@link #MOST_PER_CALL} schedules due within
- * {@link #LOOKAHEAD}, computes each one's step ({@link TickPlan}) and applies them in one
- * {@code tick.lua} call. Every instance runs it; the compare-and-set in the script makes one job per
- * tick. Declares the application's {@code @Recurring} schedules when it starts.
+ * {@link #LOOKAHEAD} ({@link #BURST_LOOKAHEAD} while a burst comes), computes each one's step
+ * ({@link TickPlan}) and applies them in one {@code tick.lua} call. Every instance runs it; the
+ * compare-and-set in the script makes one job per tick. Declares the application's {@code @Recurring} schedules when it starts.
  */
 public final class ScheduleTimer implements SmartLifecycle {
 
@@ -44,7 +44,26 @@ public final class ScheduleTimer implements SmartLifecycle {
      */
     static final Duration IDLE_RECHECK = Duration.ofSeconds(10);
     /** Calls per queue and period, so that a backlog of missed ticks (FIRE_ALL) cannot hold the timer. */
-    private static final int MOST_CALLS_PER_ROUND = 10;
+    static final int MOST_CALLS_PER_ROUND = 10;
+    /**
+     * How far ahead the timer publishes while a burst comes: while more schedules of a queue have a
+     * tick within this time than {@link #BURST_THRESHOLD}, its reads go this far (earliest first).
+     * At 1,000 ticks a round (2,000/s), a burst of up to about 100,000 ticks on one instant is then
+     * published before it, if the schedules stand a minute before it.
+     */
+    static final Duration BURST_LOOKAHEAD = Duration.ofSeconds(60);
+    /**
+     * What the timer publishes in half its {@link #LOOKAHEAD} (2 rounds of {@link #MOST_CALLS_PER_ROUND}
+     * calls of {@link #MOST_PER_CALL}): up to this many ticks on one instant need no burst lookahead.
+     */
+    static final int BURST_THRESHOLD = 2 * MOST_CALLS_PER_ROUND * MOST_PER_CALL;
+    /**
+     * A burst lasts until this many schedules or fewer have a tick within {@link #BURST_LOOKAHEAD}:
+     * half a round, published in the first round of the normal lookahead.
+     */
+    static final int BURST_END = MOST_CALLS_PER_ROUND * MOST_PER_CALL / 2;
+    /** Most SKIP schedules read past per round (a due read's offset costs O(offset)). */
+    private static final int MOST_PASSED_OVER = 1000;
 
     private final ScheduleStore store;
     private final Supplier<List<DeclaredSchedule>> declared;
@@ -57,6 +76,8 @@ public final class ScheduleTimer implements SmartLifecycle {
     private final Map<QueueName, LongAdder> reads = new ConcurrentHashMap<>();
     /** Queues found without a schedule to tick: when to read them again (System.nanoTime). */
     private final Map<QueueName, Long> idleUntil = new ConcurrentHashMap<>();
+    /** Queues whose timer publishes up to {@link #BURST_LOOKAHEAD} ahead (a burst comes). */
+    private final Set<QueueName> bursting = ConcurrentHashMap.newKeySet();
     private volatile Thread thread;
 
     /**
@@ -181,7 +202,7 @@ public final class ScheduleTimer implements SmartLifecycle {
 
     /** Publishes the due ticks of one queue (those within the lookahead); returns the number of jobs published. */
     int tick(Partition queue) {
-        return tick(queue, LOOKAHEAD.toMillis(), MOST_CALLS_PER_ROUND);
+        return tick(queue, LOOKAHEAD.toMillis(), MOST_CALLS_PER_ROUND, false);
     }
 
     /**
@@ -190,14 +211,18 @@ public final class ScheduleTimer implements SmartLifecycle {
      * the schedules past them, as if that much time had passed. At most 100,000 ticks per call.
      */
     public long publishTicksWithin(String queue, Duration window) {
-        return tick(home(QueueName.of(queue)), Math.max(window.toMillis(), LOOKAHEAD.toMillis()), 1000);
+        return tick(home(QueueName.of(queue)), Math.max(window.toMillis(), LOOKAHEAD.toMillis()), 1000, true);
     }
 
-    private int tick(Partition queue, long lookaheadMs, int mostCalls) {
+    private int tick(Partition queue, long lookaheadMs, int mostCalls, boolean fastForward) {
         int published = 0;
+        long lookahead = lookaheadMs;
+        // SKIP schedules read with their tick still to come are left at the head of the due set: read past them
+        int passedOver = 0;
         for (int call = 0; call < mostCalls; call++) {
-            ScheduleStore.Due due = store.due(queue, lookaheadMs, MOST_PER_CALL);
+            ScheduleStore.Due due = store.due(queue, lookahead, MOST_PER_CALL, BURST_LOOKAHEAD.toMillis(), passedOver);
             reads.computeIfAbsent(queue.queue(), q -> new LongAdder()).increment();
+            boolean burstBegins = false;
             if (call == 0) {
                 if (due.ticking() == 0) {
                     idleUntil.put(queue.queue(), System.nanoTime() + IDLE_RECHECK.toNanos());
@@ -205,13 +230,22 @@ public final class ScheduleTimer implements SmartLifecycle {
                 else {
                     idleUntil.remove(queue.queue());
                 }
+                // more ticks to come within the burst lookahead than the timer publishes in half its lookahead
+                if (!fastForward && burst(queue.queue(), due.soon()) && lookahead < BURST_LOOKAHEAD.toMillis()) {
+                    lookahead = BURST_LOOKAHEAD.toMillis();
+                    burstBegins = true;
+                }
             }
             if (due.schedules().isEmpty()) {
+                if (burstBegins) {
+                    continue;
+                }
                 break;
             }
             Instant now = Instant.ofEpochMilli(due.now());
             List<Step> steps = new ArrayList<>();
             int parked = 0;
+            int left = 0;
             for (DueSchedule s : due.schedules()) {
                 ScheduleSpec spec;
                 try {
@@ -223,20 +257,37 @@ public final class ScheduleTimer implements SmartLifecycle {
                     parked++;
                     continue;
                 }
-                Step step = step(s, spec, now, lookaheadMs);
+                Step step = step(s, spec, now, fastForward);
                 if (step != null) {
                     steps.add(step);
                 }
+                else {
+                    left++;
+                }
             }
+            passedOver = Math.min(passedOver + left, MOST_PASSED_OVER);
             if (steps.isEmpty()) {
-                if (parked > 0) {
+                if (parked > 0 || burstBegins || (left == MOST_PER_CALL && passedOver < MOST_PASSED_OVER)) {
                     continue;
                 }
                 break;
             }
-            published += (int) store.tick(queue, steps).stream().filter(ScheduleStore.Stepped.PUBLISHED::equals).count();
+            published += (int) store.tick(queue, steps, !fastForward).stream()
+                    .filter(ScheduleStore.Stepped.PUBLISHED::equals).count();
         }
         return published;
+    }
+
+    /** Whether the timer publishes {@code queue}'s ticks up to {@link #BURST_LOOKAHEAD} ahead this round. */
+    private boolean burst(QueueName queue, long soon) {
+        if (soon > BURST_THRESHOLD) {
+            bursting.add(queue);
+            return true;
+        }
+        if (soon <= BURST_END) {
+            bursting.remove(queue);
+        }
+        return bursting.contains(queue);
     }
 
     /**
@@ -244,8 +295,8 @@ public final class ScheduleTimer implements SmartLifecycle {
      * due: whether the previous tick's job has ended is asked at the tick, not ahead of it. A fast
      * forward (a lookahead beyond the timer's) publishes every tick, as {@link Overlap#RUN} does.
      */
-    private static Step step(DueSchedule s, ScheduleSpec spec, Instant now, long lookaheadMs) {
-        boolean skip = spec.overlap() == Overlap.SKIP && lookaheadMs <= LOOKAHEAD.toMillis();
+    private static Step step(DueSchedule s, ScheduleSpec spec, Instant now, boolean fastForward) {
+        boolean skip = spec.overlap() == Overlap.SKIP && !fastForward;
         if (skip && s.tick() > now.toEpochMilli()) {
             return null;
         }

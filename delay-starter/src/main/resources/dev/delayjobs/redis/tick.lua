@@ -1,4 +1,4 @@
---! include: _clock, _record, _wake, _ticks
+--! include: _clock, _record, _wake, _ticks, _ahead
 -- tick: for each schedule, publishes the job of its current tick and stores its next tick, in one
 -- call, only if the schedule still stands where the caller read it (compare-and-set).
 -- KEYS[1] schedules: hash, name -> spec, a newline, payload
@@ -11,12 +11,16 @@
 -- KEYS[8] dead: zset
 -- KEYS[9] schedule-last: hash, name -> the last tick whose job was published (epoch ms)
 -- KEYS[10] schedule-outcomes: hash, name -> last outcome (a tick skipped for overlap, see _ticks.lua)
+-- KEYS[11] schedule-ahead: zset, the jobs of ticks published ahead of their instant, by name (see _ahead.lua)
+-- KEYS[12] schedule-ahead-due: zset, the same by tick
 -- These are the keys of the partition that holds the queue's schedules (partition 0, the queue's
 -- own when it has one): a tick's job is stored there, with the schedule, whatever partition its id
 -- would route to, so that the job and the next tick are written in one call (one slot).
 -- ARGV[1] wake: the wake channel
 -- ARGV[2] partitions: the partition count the caller found the queue laid out in
--- ARGV[3..] name, spec, tick, fire, fire-at, next, overlap: per schedule: its name, the spec Java computed
+-- ARGV[3] ahead: '1' indexes each job published ahead of its tick in KEYS[11] and KEYS[12], so that a change of
+--   its schedule takes it back; '0' does not (a test's fast forward, which makes the jobs due at once)
+-- ARGV[4..] name, spec, tick, fire, fire-at, next, overlap: per schedule: its name, the spec Java computed
 --   with (the value's part before its newline), the tick read (epoch ms), fire ('1' publish the job of
 --   the tick at fire-at, '0' skip it: a misfire), fire-at (the due time of the job, epoch ms: the tick,
 --   or the latest missed tick), next (the tick after, epoch ms, or '' when the spec has none) and
@@ -29,14 +33,16 @@
 -- Returns per schedule: 1 published, 2 skipped (misfire), 3 skipped (overlap), 0 moved on meanwhile;
 -- or the error 'LAYOUT <count>', changing nothing, when the queue is laid out in another number of
 -- partitions than the caller found (the schedules are then in another partition's keys).
--- Cost: O(K (log S + log N)) for K schedules (the overlap check: O(1 + log D) for D dead jobs).
+-- Cost: O(K (log S + log N + log A)) for K schedules and A ticks published ahead (the overlap check:
+-- O(1 + log D) for D dead jobs).
 local layout = redis.call('HGET', KEYS[7], 'partitions')
 if layout and layout ~= ARGV[2] then return redis.error_reply('LAYOUT ' .. layout) end
 local now = now_ms()
 local old_head = head_score(KEYS[4])
 local earliest = nil
 local result = {}
-for base = 3, #ARGV, 7 do
+local ahead = ARGV[3] == '1'
+for base = 4, #ARGV, 7 do
   local name, spec, tick, fire, fire_at, next_tick = ARGV[base], ARGV[base + 1], ARGV[base + 2], ARGV[base + 3],
       tonumber(ARGV[base + 4]), ARGV[base + 5]
   local overlap = ARGV[base + 6]
@@ -65,6 +71,7 @@ for base = 3, #ARGV, 7 do
           redis.call('RPUSH', KEYS[5], id)
         else
           redis.call('ZADD', KEYS[4], fire_at, id)
+          if ahead then index_ahead(KEYS[11], KEYS[12], id, fire_at) end
           if earliest == nil or fire_at < earliest then earliest = fire_at end
         end
       end

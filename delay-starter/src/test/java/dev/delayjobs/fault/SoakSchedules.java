@@ -29,14 +29,24 @@ import dev.delayjobs.schedule.ScheduleSpec;
  */
 final class SoakSchedules {
 
-    /** Ticks published ahead of their instant (the timer's lookahead, 2 s) run after a removal; and a little more. */
+    /**
+     * A tick whose instant came just before the removal (its job due, not yet handled) runs after it; ticks published
+     * ahead whose instant is still to come are taken back. A margin for the first.
+     */
     private static final long AFTER_REMOVAL_MS = 3000;
 
     /**
      * One schedule: its name, the instant of its series after a given one (epoch ms), and when its
      * create call began and returned.
      */
-    private record Schedule(String name, ScheduleSpec spec, LongUnaryOperator nextAfter, long createdBefore, long createdAfter) {
+    record Schedule(String name, ScheduleSpec spec, LongUnaryOperator nextAfter, long createdBefore, long createdAfter) {
+
+        /** A fixed rate of {@code period} ms whose series goes through {@code anchor}. */
+        static Schedule fixedRate(String name, ScheduleSpec spec, long anchor, long period, long createdBefore,
+                long createdAfter) {
+            return new Schedule(name, spec, t -> anchor + (Math.floorDiv(t - anchor, period) + 1) * period, createdBefore,
+                    createdAfter);
+        }
 
         boolean onSeries(long t) {
             return nextAfter.applyAsLong(t - 1) == t;
@@ -59,6 +69,15 @@ final class SoakSchedules {
 
     private SoakSchedules(DelaySchedules schedules) {
         this.schedules = schedules;
+    }
+
+    /** A checker of schedules created and ended at the given times, without Redis (the checker's own test). */
+    static SoakSchedules checking(List<Schedule> schedules, long end, long removedAt) {
+        SoakSchedules soak = new SoakSchedules(null);
+        soak.created.addAll(schedules);
+        soak.end = end;
+        soak.removedAt = removedAt;
+        return soak;
     }
 
     /** Creates the schedules (before any fault). */
@@ -84,8 +103,7 @@ final class SoakSchedules {
         // a fixed rate's series is anchored where create computed its first tick: any tick read back is on it
         long anchor = schedules.list(FaultSoak.QUEUE, "0", 100).schedules().stream().filter(i -> i.name().equals(name))
                 .findFirst().orElseThrow().nextTick().toEpochMilli();
-        created.add(new Schedule(name, spec, t -> anchor + (Math.floorDiv(t - anchor, period) + 1) * period, before,
-                after));
+        created.add(Schedule.fixedRate(name, spec, anchor, period, before, after));
     }
 
     /**
