@@ -1,10 +1,5 @@
 package dev.delayjobs.fault;
 
-import java.io.FileOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -19,10 +14,8 @@ import dev.delayjobs.DelayedJob;
 
 /**
  * The file a consumer process appends one line to per handled job:
- * {@code id attempt startedAt dueAt endedAt pid}, times in epoch ms. Each line is one
- * {@code write} call on a file opened for appending, so it is in the file (the kernel's page cache)
- * the moment the handler returns: it survives a {@code kill -9} of the consumer, and lines of
- * concurrent workers and processes never interleave.
+ * {@code id attempt startedAt dueAt endedAt pid}, times in epoch ms, written as {@link LineFile}
+ * writes: in the file the moment the handler returns, whole after a {@code kill -9}.
  */
 final class HandledLog {
 
@@ -39,59 +32,37 @@ final class HandledLog {
     }
 
     static Appender appender(Path file) {
-        try {
-            return new Appender(new FileOutputStream(file.toFile(), true));
-        }
-        catch (IOException ex) {
-            throw new UncheckedIOException(ex);
-        }
+        return new Appender(LineFile.appendingTo(file));
     }
 
     /** Appends the lines of one process. */
     static final class Appender {
 
-        private final FileOutputStream out;
+        private final LineFile out;
         private final long pid = ProcessHandle.current().pid();
 
-        private Appender(FileOutputStream out) {
+        private Appender(LineFile out) {
             this.out = out;
         }
 
-        synchronized void append(DelayedJob<?> job, long startedAt, long endedAt) {
+        void append(DelayedJob<?> job, long startedAt, long endedAt) {
             append(job.id(), job, startedAt, endedAt);
         }
 
         /** A line under {@code id} rather than the job's id (jobs that come from elements get ids of their own). */
-        synchronized void append(String id, DelayedJob<?> job, long startedAt, long endedAt) {
-            String line = id + " " + job.attempt() + " " + startedAt + " " + job.dueAt().toEpochMilli() + " " + endedAt
-                    + " " + pid + "\n";
-            try {
-                out.write(line.getBytes(StandardCharsets.UTF_8));
-            }
-            catch (IOException ex) {
-                throw new UncheckedIOException(ex);
-            }
+        void append(String id, DelayedJob<?> job, long startedAt, long endedAt) {
+            out.write(id + " " + job.attempt() + " " + startedAt + " " + job.dueAt().toEpochMilli() + " " + endedAt
+                    + " " + pid);
         }
     }
 
     /** Every complete line of the given files (a file not written yet counts as empty). */
     static List<Handled> read(Collection<Path> files) {
         List<Handled> all = new ArrayList<>();
-        for (Path file : files) {
-            if (!Files.exists(file)) {
-                continue;
-            }
-            try {
-                for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
-                    String[] f = line.split(" ");
-                    if (f.length == 6) {
-                        all.add(new Handled(f[0], Integer.parseInt(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3]),
-                                Long.parseLong(f[4]), Long.parseLong(f[5])));
-                    }
-                }
-            }
-            catch (IOException ex) {
-                throw new UncheckedIOException(ex);
+        for (String[] f : LineFile.fields(files)) {
+            if (f.length == 6) {
+                all.add(new Handled(f[0], Integer.parseInt(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3]),
+                        Long.parseLong(f[4]), Long.parseLong(f[5])));
             }
         }
         return all;

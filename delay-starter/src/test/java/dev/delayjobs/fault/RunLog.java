@@ -1,10 +1,5 @@
 package dev.delayjobs.fault;
 
-import java.io.FileOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -21,7 +16,7 @@ import java.util.function.LongUnaryOperator;
  * overlap in time (group-concurrency): a consumer process appends {@code S pid seq id startedAt dueAt}
  * as a call starts and {@code E pid seq endedAt} as it returns or throws (times in epoch ms, the
  * machine's clock, shared by every process). A call cut by a {@code kill -9} has no end line. Each
- * line is one {@code write} on a file opened for appending, as in {@link HandledLog}.
+ * line is written as {@link LineFile} writes.
  */
 final class RunLog {
 
@@ -37,43 +32,29 @@ final class RunLog {
     }
 
     static Appender appender(Path file) {
-        try {
-            return new Appender(new FileOutputStream(file.toFile(), true));
-        }
-        catch (IOException ex) {
-            throw new UncheckedIOException(ex);
-        }
+        return new Appender(LineFile.appendingTo(file));
     }
 
     /** Appends the lines of one process. */
     static final class Appender {
 
-        private final FileOutputStream out;
+        private final LineFile out;
         private final long pid = ProcessHandle.current().pid();
         private final AtomicLong seq = new AtomicLong();
 
-        private Appender(FileOutputStream out) {
+        private Appender(LineFile out) {
             this.out = out;
         }
 
         /** A call starts; returns its number, for {@link #ended}. */
         long started(String id, long startedAt, long dueAt) {
             long n = seq.incrementAndGet();
-            write("S " + pid + " " + n + " " + id + " " + startedAt + " " + dueAt + "\n");
+            out.write("S " + pid + " " + n + " " + id + " " + startedAt + " " + dueAt);
             return n;
         }
 
         void ended(long n) {
-            write("E " + pid + " " + n + " " + System.currentTimeMillis() + "\n");
-        }
-
-        private synchronized void write(String line) {
-            try {
-                out.write(line.getBytes(StandardCharsets.UTF_8));
-            }
-            catch (IOException ex) {
-                throw new UncheckedIOException(ex);
-            }
+            out.write("E " + pid + " " + n + " " + System.currentTimeMillis());
         }
     }
 
@@ -81,23 +62,12 @@ final class RunLog {
     static List<Run> read(Collection<Path> files) {
         Map<String, String[]> starts = new LinkedHashMap<>();
         Map<String, Long> ends = new HashMap<>();
-        for (Path file : files) {
-            if (!Files.exists(file)) {
-                continue;
+        for (String[] f : LineFile.fields(files)) {
+            if (f[0].equals("S") && f.length == 6) {
+                starts.put(f[1] + "/" + f[2], f);
             }
-            try {
-                for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
-                    String[] f = line.split(" ");
-                    if (f[0].equals("S") && f.length == 6) {
-                        starts.put(f[1] + "/" + f[2], f);
-                    }
-                    else if (f[0].equals("E") && f.length == 4) {
-                        ends.put(f[1] + "/" + f[2], Long.parseLong(f[3]));
-                    }
-                }
-            }
-            catch (IOException ex) {
-                throw new UncheckedIOException(ex);
+            else if (f[0].equals("E") && f.length == 4) {
+                ends.put(f[1] + "/" + f[2], Long.parseLong(f[3]));
             }
         }
         List<Run> runs = new ArrayList<>();
