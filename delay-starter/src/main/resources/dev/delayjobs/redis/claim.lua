@@ -276,7 +276,7 @@ else
         room = math.min(room, limit - held)
       end
       local before = taken
-      if room > 0 and redis.call('EXISTS', list) == 1 then take(list, g, room) end
+      if room > 0 then take(list, g, room) end -- an empty list's LPOP ends take's loop
       local got = taken - before
       if counted and g ~= '' and got > 0 then redis.call('HINCRBY', KEYS[16], g, got) end
       if redis.call('EXISTS', list) == 0 then
