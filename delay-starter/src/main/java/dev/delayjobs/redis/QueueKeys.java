@@ -24,8 +24,17 @@ record QueueKeys(String prefix, String queue) {
         return base() + "claims";
     }
 
+    /**
+     * Delayed jobs of the default group, and a mark per group with delayed jobs (see _delayed.lua):
+     * a group's delayed jobs are in {@code delayed():<group>}, counted in {@link #delayedCounts()}.
+     */
     String delayed() {
         return base() + "delayed";
+    }
+
+    /** The number of jobs in the groups' delayed zsets, and of their marks in {@link #delayed()}. */
+    String delayedCounts() {
+        return delayed() + "-counts";
     }
 
     String ready() {

@@ -22,7 +22,6 @@ public final class QueueTestOperations {
     private static final LuaScript FAST_FORWARD = LuaScript.load(Script.FAST_FORWARD);
     private static final int FAST_FORWARD_BATCH = 1000;
     private static final LuaScript GROUP_PENDING = LuaScript.load(Script.GROUP_PENDING);
-    private static final int DUE_JOBS_READ = 1000;
 
     private final RedissonClient redisson;
     private final String prefix;
@@ -52,13 +51,13 @@ public final class QueueTestOperations {
     /**
      * How many jobs of {@code group} in {@code partition} wait to be handled now: ready (stale ids of
      * the group's list included, until a claim drops them), held by a consumer (running or
-     * prefetched), or due and not yet transferred (among the first 1,000 due).
+     * prefetched), or due and not yet transferred.
      */
     public long groupPending(Partition partition, String group) {
         QueueKeys k = new QueueKeys(prefix, partition);
         List<Object> r = RedisCalls.call("count a group of", partition.name(), () -> GROUP_PENDING.run(script, Mode.READ_WRITE,
                 ReturnType.LIST, k.of(k.delayed(), k.ready(), k.groups(), k.groupHeld(), k.instances(), k.claims()), group,
-                Integer.toString(DUE_JOBS_READ), k.activePrefix()));
+                k.activePrefix()));
         return r.stream().mapToLong(n -> ((Number) n).longValue()).sum();
     }
 
@@ -71,10 +70,13 @@ public final class QueueTestOperations {
         RedisCalls.call("clear", partition.name(), () -> {
             List<String> keys = new ArrayList<>(List.of(k.jobs(), k.claims(), k.delayed(), k.ready(), k.dead(), k.errors(), k.stats(),
                     k.instances(), k.workers(), k.claimFences(), k.forgottenFences(), k.successors(), k.groups(), k.groupsReady(),
-                    k.groupHeld()));
+                    k.groupHeld(), k.delayedCounts()));
             // a group with ready jobs is in the rotation (see _groups.lua): its list goes with it
             redisson.<String>getScoredSortedSet(k.groupsReady(), StringCodec.INSTANCE).readAll().stream()
                     .filter(group -> !group.isEmpty()).forEach(group -> keys.add(k.ready() + ":" + group));
+            // a group with delayed jobs has a mark in delayed (character 1, then its name): its zset goes with it
+            redisson.<String>getScoredSortedSet(k.delayed(), StringCodec.INSTANCE).readAll().stream()
+                    .filter(member -> member.startsWith("\u0001")).forEach(mark -> keys.add(k.delayed() + ":" + mark.substring(1)));
             redisson.<String>getScoredSortedSet(k.instances(), StringCodec.INSTANCE).readAll()
                     .forEach(instance -> keys.add(k.active(instance)));
             redisson.<String, String>getMap(k.workers(), StringCodec.INSTANCE).readAllKeySet()

@@ -35,7 +35,7 @@ enum Script {
     EXPIRED_INSTANCES(keys("instances"), args()),
     FAST_FORWARD(keys("jobs", "delayed", "ready", "groups", "groups-ready", "group-held"), args("window-ms", "max")),
     FIND(keys("jobs", "delayed", "dead", "errors", "successors", "claims", "groups"), args("id")),
-    GROUP_PENDING(keys("delayed", "ready", "groups", "group-held", "instances", "claims"), args("group", "most", "active-prefix")),
+    GROUP_PENDING(keys("delayed", "ready", "groups", "group-held", "instances", "claims"), args("group", "active-prefix")),
     HEARTBEAT(keys("instances", "workers"), args("instance", "lease-ms", "concurrency")),
     KNOWN_QUEUES(keys("registry"), args()),
     PAUSE(keys("control"), args("on-startup", "channel")),

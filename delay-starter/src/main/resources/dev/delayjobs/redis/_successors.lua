@@ -1,4 +1,4 @@
---! include: _base36, _clock, _wake, _groups
+--! include: _base36, _clock, _wake, _groups, _delayed
 -- Successors: a keyed publish that meets its job held by a consumer (RUNNING or PREFETCHED) is kept
 -- in the queue's successors hash, id -> replace flag ('0' or '1'), then for a grouped publish a newline,
 -- its group and a newline (a group has no control character, a record starts with its gen), then the
@@ -43,7 +43,7 @@ local function take_over(q, id, waiting)
     push_ready({ id }, q.groups, q.ready, q.rotation, q.held)
   else
     local old_head = head_score(q.delayed)
-    redis.call('ZADD', q.delayed, due, id)
+    add_delayed(q.delayed, group, { due, id })
     if q.wake then wake_if_head(q.delayed, q.wake, due, old_head) end
   end
 end

@@ -1,8 +1,8 @@
---! include: _memo, _claims
+--! include: _memo, _claims, _delayed
 -- cancel: deletes a job that is still waiting (DELAYED or READY). A READY job's id may stay in
 -- the ready list; claim drops it since its record is gone.
 -- KEYS[1] jobs: hash
--- KEYS[2] delayed: zset
+-- KEYS[2] delayed: zset (a grouped job waits in <delayed>:<g>: _delayed.lua)
 -- KEYS[3] dead: zset
 -- KEYS[4] errors: hash
 -- KEYS[5] memo: the request's memo bucket (hash; see replayed() in _memo.lua)
@@ -20,7 +20,7 @@ local prior = replayed(KEYS[5])
 if prior then return prior end
 local successor = redis.call('HDEL', KEYS[6], ARGV[1])
 if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return remember(KEYS[5], successor) end
-if redis.call('ZREM', KEYS[2], ARGV[1]) == 0 then
+if not remove_delayed(KEYS[2], KEYS[8], ARGV[1]) then
   local c = claim_of(redis.call('HGET', KEYS[7], ARGV[1]))
   if (c and c.hold ~= FREE) or redis.call('ZSCORE', KEYS[3], ARGV[1]) then return remember(KEYS[5], successor) end
 end

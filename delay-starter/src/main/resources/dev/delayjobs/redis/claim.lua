@@ -1,4 +1,4 @@
---! include: _chunks, _memo, _clock, _base36, _record, _claims, _full, _groups
+--! include: _chunks, _memo, _clock, _base36, _record, _claims, _full, _groups, _delayed
 -- claim: a consumer takes up to n ready jobs; the first `start` of them become RUNNING and count an
 -- attempt (workers wait for them), the others become PREFETCHED: they wait in the consumer's buffer
 -- and count no attempt until their start mark (start.lua). All are remembered in the consumer
@@ -7,7 +7,8 @@
 -- KEYS[1] ready: list
 -- KEYS[2] active: the instance's active list (active:<instance>)
 -- KEYS[3] jobs: hash
--- KEYS[4] delayed: zset
+-- KEYS[4] delayed: zset (group g's delayed jobs are in <delayed>:<g>: _delayed.lua); an id of a
+--   ready list that is delayed (rescheduled later while READY) is dropped
 -- KEYS[5] dead: zset
 -- KEYS[6] errors: hash
 -- KEYS[7] stats: hash
@@ -187,7 +188,7 @@ local function take(list, g, most)
     popped = popped + #batch
     local recs = redis.call('HMGET', KEYS[3], unpack(batch))
     local entries = redis.call('HMGET', KEYS[13], unpack(batch))
-    local delayed = redis.call('ZMSCORE', KEYS[4], unpack(batch))
+    local delayed = redis.call('ZMSCORE', g == '' and KEYS[4] or group_delayed(KEYS[4], g), unpack(batch))
     local dead = redis.call('ZMSCORE', KEYS[5], unpack(batch))
     local groups = any_groups and redis.call('HMGET', KEYS[14], unpack(batch)) or {}
     local strays, stray_groups = {}, {}

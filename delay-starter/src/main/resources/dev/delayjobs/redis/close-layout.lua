@@ -1,4 +1,4 @@
---! include: _clock, _wake_marker
+--! include: _clock, _wake_marker, _delayed
 -- close-layout: the first step of laying a queue out in another number of partitions (then
 -- record-partition-layout.lua and record-layout.lua record the change, or the caller opens what it closed again).
 -- On a partition of the old layout ('old'): closes it to publishes routed by the old count (its
@@ -11,7 +11,7 @@
 -- A partition whose field holds a third count belongs to another change under way: left as it is.
 -- KEYS[1] control: hash (see pause.lua)
 -- KEYS[2] jobs: hash
--- KEYS[3] delayed: zset
+-- KEYS[3] delayed: zset (grouped jobs counted from <delayed>-counts: _delayed.lua)
 -- KEYS[4] ready: list (its wake marker is no job: _wake_marker.lua)
 -- KEYS[5] dead: zset
 -- KEYS[6] instances: zset, instance -> lease deadline
@@ -31,7 +31,7 @@ if ARGV[3] == 'new' then
   return { 1, 0, 0, 0, field or '' }
 end
 redis.call('HSET', KEYS[1], 'partitions', new)
-local delayed = redis.call('ZCARD', KEYS[3])
+local delayed = delayed_count(KEYS[3])
 local ready = ready_length(KEYS[4])
 local dead = redis.call('ZCARD', KEYS[5])
 -- every job has a record; those neither delayed, ready nor dead are held by consumers

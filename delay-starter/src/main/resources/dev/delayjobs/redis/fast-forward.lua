@@ -1,7 +1,7 @@
---! include: _clock, _record, _groups
+--! include: _clock, _record, _groups, _delayed
 -- fast-forward: for tests, makes the delayed jobs due within a window due now, oldest first.
 -- KEYS[1] jobs: hash
--- KEYS[2] delayed: zset
+-- KEYS[2] delayed: zset (a group's delayed jobs are in <delayed>:<g>, see _delayed.lua)
 -- KEYS[3] ready: list
 -- KEYS[4] groups: hash, id -> group (grouped jobs only): a grouped job goes to its group's ready list
 -- KEYS[5] groups-ready: zset, the rotation of groups with ready jobs
@@ -10,22 +10,37 @@
 -- ARGV[2] max: most jobs to move in this call
 -- Each job's due time becomes the server's now (so lateness and DelayedJob.dueAt read as if it
 -- had been published for now); its publish time is kept. The jobs go to ready (a grouped job to its
--- group's list, see _groups.lua), which wakes the waiting consumers. Returns the number moved; call again while it equals ARGV[2].
+-- group's list, see _groups.lua), which wakes the waiting consumers. Returns the number taken out of
+-- delayed (at most ARGV[2]); call again while it equals ARGV[2].
 -- Cost: O(log N + m) for m jobs moved (and O(log G) per group met).
 local now = now_ms()
+local until_time, max = now + tonumber(ARGV[1]), tonumber(ARGV[2])
 local moved = {}
-local ids = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now + tonumber(ARGV[1]), 'LIMIT', 0, tonumber(ARGV[2]))
-for _, id in ipairs(ids) do
+-- makes id due now, unless its record is gone
+local function make_due(id)
   local rec = redis.call('HGET', KEYS[1], id)
   local r = rec and decode(rec)
-  if r then
-    if tonumber(r.due) > now then
-      r.due = now
-      redis.call('HSET', KEYS[1], id, encode(r))
-    end
-    moved[#moved + 1] = id
+  if not r then return end
+  if tonumber(r.due) > now then
+    r.due = now
+    redis.call('HSET', KEYS[1], id, encode(r))
   end
-  redis.call('ZREM', KEYS[2], id)
+  moved[#moved + 1] = id
+end
+local taken = 0
+for _, member in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', until_time, 'LIMIT', 0, max)) do
+  if taken >= max then break end
+  local g = mark_group(member)
+  if g then
+    for _, id in ipairs(take_due_of_group(KEYS[2], g, until_time, max - taken)) do
+      make_due(id)
+      taken = taken + 1
+    end
+  else
+    redis.call('ZREM', KEYS[2], member)
+    make_due(member)
+    taken = taken + 1
+  end
 end
 push_ready(moved, KEYS[4], KEYS[3], KEYS[5], KEYS[6])
-return #ids
+return taken

@@ -1,7 +1,7 @@
---! include: _base36, _claims
+--! include: _base36, _claims, _delayed
 -- find: reads one job and where it is (read-only).
 -- KEYS[1] jobs: hash
--- KEYS[2] delayed: zset
+-- KEYS[2] delayed: zset (a grouped job waits in <delayed>:<g>: _delayed.lua)
 -- KEYS[3] dead: zset
 -- KEYS[4] errors: hash
 -- KEYS[5] successors: hash
@@ -16,7 +16,7 @@ if not rec then return {} end
 local state = 'READY'
 local c = claim_of(redis.call('HGET', KEYS[6], ARGV[1]))
 if redis.call('ZSCORE', KEYS[3], ARGV[1]) then state = 'DEAD'
-elseif redis.call('ZSCORE', KEYS[2], ARGV[1]) then state = 'DELAYED'
+elseif delayed_score(KEYS[2], KEYS[7], ARGV[1]) then state = 'DELAYED'
 elseif c and c.hold == RUNNING then state = 'RUNNING'
 elseif c and c.hold == PREFETCHED then state = 'PREFETCHED' end
 return { rec, state, redis.call('HGET', KEYS[4], ARGV[1]) or '', redis.call('HGET', KEYS[5], ARGV[1]) or '',

@@ -1,8 +1,9 @@
---! include: _wake_marker
+--! include: _wake_marker, _delayed
 -- payload-versions: how many waiting jobs (ready and delayed) are at each payload version, from a
 -- bounded read (read-only; for the endpoint, which caches it). A record's version is its 'pv' header
 -- (see JobEnvelope and PayloadVersions); a record without one is at version 1.
--- KEYS[1] delayed: zset
+-- KEYS[1] delayed: zset (a group's delayed jobs are in <delayed>:<g>, marked here: _delayed.lua;
+--   a mark met in the read stands for a job of its group's zset at the same relative rank)
 -- KEYS[2] ready: list (its wake marker, at its head when there, is skipped: _wake_marker.lua)
 -- KEYS[3] jobs: hash
 -- ARGV[1] most-jobs: most waiting ids looked at: all of them when there are no more, else the head of
@@ -13,18 +14,33 @@
 -- Cost: O(most-jobs * log N) commands and at most most-bytes bytes copied, whatever the backlog and
 -- the payload sizes.
 local most, bytes = tonumber(ARGV[1]), tonumber(ARGV[2])
-local delayed, ready = redis.call('ZCARD', KEYS[1]), ready_length(KEYS[2])
+local delayed, ready = delayed_count(KEYS[1]), ready_length(KEYS[2])
+local members = redis.call('ZCARD', KEYS[1])
 local skip = redis.call('LLEN', KEYS[2]) - ready
 local ids = {}
 local from_ready = math.min(ready, delayed + ready <= most and most or math.floor(most / 2))
 if from_ready > 0 then ids = redis.call('LRANGE', KEYS[2], skip, skip + from_ready - 1) end
 local left = most - #ids
 if delayed <= left then
-  for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do ids[#ids + 1] = id end
-elseif left > 0 then
-  local step = delayed / left
+  for _, member in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+    local g = mark_group(member)
+    if g then
+      for _, id in ipairs(redis.call('ZRANGE', group_delayed(KEYS[1], g), 0, -1)) do ids[#ids + 1] = id end
+    else
+      ids[#ids + 1] = member
+    end
+  end
+elseif left > 0 and members > 0 then
+  local step = members / left
   for i = 0, left - 1 do
-    ids[#ids + 1] = redis.call('ZRANGE', KEYS[1], math.floor(i * step), math.floor(i * step))[1]
+    local member = redis.call('ZRANGE', KEYS[1], math.floor(i * step), math.floor(i * step))[1]
+    local g = member and mark_group(member)
+    if g then
+      local set = group_delayed(KEYS[1], g)
+      local at = math.floor(i * redis.call('ZCARD', set) / left)
+      member = redis.call('ZRANGE', set, at, at)[1]
+    end
+    if member then ids[#ids + 1] = member end
   end
 end
 local counts, read = {}, 0

@@ -1,7 +1,7 @@
---! include: _chunks, _memo, _clock, _record, _claims, _wake, _successors, _groups
+--! include: _chunks, _memo, _clock, _record, _claims, _wake, _successors, _groups, _delayed
 -- publish: stores new jobs; each is DELAYED, or READY when already due.
 -- KEYS[1] jobs: hash
--- KEYS[2] delayed: zset
+-- KEYS[2] delayed: zset (a grouped job waits in <delayed>:<g>, its group marked here: _delayed.lua)
 -- KEYS[3] ready: list
 -- KEYS[4] stats: hash
 -- KEYS[5] dead: zset
@@ -66,6 +66,8 @@ local result = {}
 local scored, ready, placed = {}, {}, {}
 -- the group of each ready id (false: the default group), only once a grouped job is met
 local ready_groups, any_group = {}, false
+-- the group of each grouped id delayed by this call
+local delayed_group = {}
 local replaced_in_call = false
 for i = 0, n - 1 do
   local base = 4 + i * 4
@@ -94,7 +96,7 @@ for i = 0, n - 1 do
       status = 0
     else
       status = 2
-      redis.call('ZREM', KEYS[2], id)
+      remove_delayed(KEYS[2], KEYS[11], id)
       redis.call('ZREM', KEYS[5], id)
       redis.call('HDEL', KEYS[6], id)
       -- the replacement is the newest intent: a successor left waiting by a retry or recovery goes
@@ -123,6 +125,7 @@ for i = 0, n - 1 do
       scored[#scored + 1] = due
       scored[#scored + 1] = id
       placed[id] = -(#scored - 1)
+      delayed_group[id] = group ~= '' and group or nil
       if earliest == nil or due < earliest then earliest = due end
     end
   end
@@ -142,7 +145,25 @@ end
 -- after the replaced jobs left the set: a new earliest is announced when it beats what is there
 if earliest ~= nil then
   local head = head_score(KEYS[2])
-  call_in_chunks('ZADD', KEYS[2], scored)
+  if any_group then
+    -- grouped jobs go to their groups' zsets, the rest to delayed, in one ZADD per 1000
+    local by_group, groups_met = { [''] = {} }, {}
+    for i = 1, #scored, 2 do
+      local g = delayed_group[scored[i + 1]] or ''
+      local list = by_group[g]
+      if not list then
+        list = {}
+        by_group[g] = list
+        groups_met[#groups_met + 1] = g
+      end
+      list[#list + 1] = scored[i]
+      list[#list + 1] = scored[i + 1]
+    end
+    add_delayed(KEYS[2], '', by_group[''])
+    for _, g in ipairs(groups_met) do add_delayed(KEYS[2], g, by_group[g]) end
+  else
+    call_in_chunks('ZADD', KEYS[2], scored)
+  end
   wake_if_head(KEYS[2], ARGV[1], earliest, head)
 end
 if any_group then

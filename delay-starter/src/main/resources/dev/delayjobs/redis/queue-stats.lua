@@ -1,6 +1,7 @@
---! include: _clock, _base36, _record, _claims, _wake, _wake_marker
+--! include: _clock, _base36, _record, _claims, _wake, _wake_marker, _delayed
 -- queue-stats: every count of one queue in one call, for the endpoint, health and gauges (read-only).
--- KEYS[1] delayed: zset
+-- KEYS[1] delayed: zset (its head is the next due time, a group's mark included; the count of
+--   delayed jobs, grouped ones included, is read from <delayed>-counts: _delayed.lua)
 -- KEYS[2] ready: list (its wake marker is not counted: _wake_marker.lua)
 -- KEYS[3] dead: zset
 -- KEYS[4] stats: hash
@@ -115,7 +116,7 @@ if groups[1] > 0 then
     end
   end
 end
-return { { now, redis.call('ZCARD', KEYS[1]), ready_length(KEYS[2]) + prefetched + grouped_ready, running, redis.call('ZCARD', KEYS[3]),
+return { { now, delayed_count(KEYS[1]), ready_length(KEYS[2]) + prefetched + grouped_ready, running, redis.call('ZCARD', KEYS[3]),
            next_due, oldest, unread },
          redis.call('HGETALL', KEYS[4]),
          instances,

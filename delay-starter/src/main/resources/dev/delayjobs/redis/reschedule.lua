@@ -1,8 +1,8 @@
---! include: _clock, _record, _claims, _wake, _groups
+--! include: _clock, _record, _claims, _wake, _groups, _delayed
 -- reschedule: gives a waiting job (DELAYED or READY) a new due time; a DELAYED job made due goes to
 -- its group's ready list (see _groups.lua).
 -- KEYS[1] jobs: hash
--- KEYS[2] delayed: zset
+-- KEYS[2] delayed: zset (a grouped job waits in <delayed>:<g>: _delayed.lua)
 -- KEYS[3] ready: list
 -- KEYS[4] dead: zset
 -- KEYS[5] claims: hash, id -> claim entry (see _claims.lua)
@@ -23,17 +23,17 @@ if not r then return 0 end
 local now = now_ms()
 local due = tonumber(ARGV[3])
 if ARGV[2] == 'd' then due = now + due end
-local was_delayed = redis.call('ZSCORE', KEYS[2], ARGV[1])
+local was_delayed = delayed_score(KEYS[2], KEYS[6], ARGV[1])
 local old_head = head_score(KEYS[2])
 r.due = due
 redis.call('HSET', KEYS[1], ARGV[1], encode(r))
 if due <= now then
   if was_delayed then
-    redis.call('ZREM', KEYS[2], ARGV[1])
+    remove_delayed(KEYS[2], KEYS[6], ARGV[1])
     push_ready({ ARGV[1] }, KEYS[6], KEYS[3], KEYS[7], KEYS[8])
   end
 else
-  redis.call('ZADD', KEYS[2], due, ARGV[1])
+  add_delayed(KEYS[2], redis.call('HGET', KEYS[6], ARGV[1]), { due, ARGV[1] })
   wake_if_head(KEYS[2], ARGV[4], due, old_head)
 end
 return 1

@@ -1,20 +1,42 @@
---! include: _chunks, _clock, _wake, _groups
--- transfer: moves due jobs from delayed to ready, oldest due first (the watchdog timer's step); a
--- grouped job goes to its group's ready list (see _groups.lua).
--- KEYS[1] delayed: zset
+--! include: _chunks, _clock, _wake, _groups, _delayed
+-- transfer: moves due jobs from delayed to ready (the watchdog timer's step), fair between groups.
+-- The default group's due jobs go to ready, oldest due first; a group's mark met among the due
+-- members (_delayed.lua) moves an equal share of the call's budget of that group's due jobs, oldest
+-- first, to the group's ready list (_groups.lua). So a group whose jobs fall due while another's
+-- flood is being moved is served in the next call, not after the flood.
+-- KEYS[1] delayed: zset (a group's delayed jobs are in <delayed>:<g>, counted in <delayed>-counts)
 -- KEYS[2] ready: list
 -- KEYS[3] groups: hash, id -> group (grouped jobs only)
 -- KEYS[4] groups-ready: zset, the rotation of groups with ready jobs
 -- KEYS[5] group-held: hash, group -> held jobs ('' -> the rotation's turn counter)
--- ARGV[1] max: at most this many jobs per call
+-- ARGV[1] max: at most this many members of the delayed zset per call, and (about) this many jobs
 -- Returns {moved, next due time in epoch ms or -1, server now in epoch ms}.
--- Cost: O(log N + M log N) for M moved (and O(log G) per group met); never scans the backlog nor
--- reads a record.
+-- Cost: O(log N + M log N) for M moved, and O(log N + log G) for each of at most ARGV[1] groups
+-- met; never scans the backlog nor reads a record.
 local now = now_ms()
-local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[1]))
-if #due > 0 then
-  call_in_chunks('ZREM', KEYS[1], due)
-  push_ready(due, KEYS[3], KEYS[2], KEYS[4], KEYS[5])
+local max = tonumber(ARGV[1])
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, max)
+local plain, marked = {}, {}
+for _, member in ipairs(due) do
+  local g = mark_group(member)
+  if g then marked[#marked + 1] = g else plain[#plain + 1] = member end
+end
+local moved = #plain
+if #plain > 0 then
+  call_in_chunks('ZREM', KEYS[1], plain)
+  call_in_chunks('RPUSH', KEYS[2], plain)
+end
+if #marked > 0 then
+  local share = math.max(1, math.floor((max - #plain) / #marked))
+  for _, g in ipairs(marked) do
+    local ids = take_due_of_group(KEYS[1], g, now, share)
+    if #ids > 0 then
+      call_in_chunks('RPUSH', group_list(KEYS[2], g), ids)
+      into_rotation(KEYS[4], KEYS[5], g)
+      moved = moved + #ids
+    end
+  end
+  wake_consumers(KEYS[2])
 end
 local next_due = head_score(KEYS[1]) or -1
-return { #due, next_due, now }
+return { moved, next_due, now }

@@ -81,10 +81,7 @@ class GroupedClaimTest {
         jobs.add(new NewJob("b-0", true, 70_000, false, "1").inGroup("b"));
         store.publish("q", jobs);
         // the minute passes: every job due, in the order published
-        var delayed = redisson.getScoredSortedSet(k.delayed(), StringCodec.INSTANCE);
-        for (Object id : delayed.readAll()) {
-            delayed.addScore(id, -60_000_000);
-        }
+        DelayedTime.pass(redisson, k, 60_000_000);
         assertThat(store.transfer("q", 1_000).moved()).isEqualTo(101);
 
         assertThat(redisson.<String>getList(k.ready(), StringCodec.INSTANCE).readAll())

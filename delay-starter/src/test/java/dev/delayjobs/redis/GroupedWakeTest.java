@@ -164,10 +164,7 @@ class GroupedWakeTest {
     }
 
     private void makeDue() {
-        var delayed = redisson.getScoredSortedSet(k.delayed(), StringCodec.INSTANCE);
-        for (Object id : delayed.readAll()) {
-            delayed.addScore(id, -60_000_000);
-        }
+        DelayedTime.pass(redisson, k, 60_000_000);
     }
 
     private List<StoredJob> claim(String instance, int n, int groupLimit) {

@@ -1,0 +1,100 @@
+-- Delayed jobs by group (docs/architecture.md#groups). A job of the default group waits in the
+-- queue's delayed zset, scored with its due time (epoch ms). A job of group g waits in the zset
+-- <delayed>:<g>, and the delayed zset holds one mark for g: the member MARK .. g (no id or group has
+-- a control character), scored with the due time of g's earliest job. The head of the delayed zset
+-- is therefore still the queue's next due time (timers, wakes and the oldest overdue read it as
+-- before), and a transfer that meets a mark moves a share of that group's due jobs (transfer.lua):
+-- a flood of one group due at one instant does not hold back another group's jobs due after it.
+-- The hash <delayed>-counts keeps 'jobs' (jobs in group zsets) and 'marks' (marks in the delayed
+-- zset), so that the number of delayed jobs is read in O(1) (delayed_count).
+local MARK = '\1'
+
+-- The zset of group g's delayed jobs.
+local function group_delayed(delayed_key, g)
+  return delayed_key .. ':' .. g
+end
+
+local function delayed_counts(delayed_key)
+  return delayed_key .. '-counts'
+end
+
+-- The group a member of the delayed zset marks, or nil when the member is a job of the default group.
+local function mark_group(member)
+  if string.byte(member, 1) == 1 then return string.sub(member, 2) end
+  return nil
+end
+
+-- Scores g's mark with g's earliest delayed job, or removes it when g has none. O(log N).
+local function rescore_mark(delayed_key, g)
+  local head = redis.call('ZRANGE', group_delayed(delayed_key, g), 0, 0, 'WITHSCORES')
+  if head[2] then
+    if redis.call('ZADD', delayed_key, head[2], MARK .. g) == 1 then
+      redis.call('HINCRBY', delayed_counts(delayed_key), 'marks', 1)
+    end
+  elseif redis.call('ZREM', delayed_key, MARK .. g) == 1 then
+    redis.call('HINCRBY', delayed_counts(delayed_key), 'marks', -1)
+  end
+end
+
+-- Delays the jobs of scored ({due, id, due, id, ...}) in group g ('' or nil: the default group); a
+-- job delayed already gets its new due time. O(n log N) for n jobs.
+local function add_delayed(delayed_key, g, scored)
+  if #scored == 0 then return end
+  if not g or g == '' then
+    for i = 1, #scored, 1000 do redis.call('ZADD', delayed_key, unpack(scored, i, math.min(i + 999, #scored))) end
+    return
+  end
+  local set = group_delayed(delayed_key, g)
+  local added = 0
+  for i = 1, #scored, 1000 do added = added + redis.call('ZADD', set, unpack(scored, i, math.min(i + 999, #scored))) end
+  if added > 0 then redis.call('HINCRBY', delayed_counts(delayed_key), 'jobs', added) end
+  if added * 2 < #scored then
+    -- a job moved: its old due time may have been the group's earliest
+    rescore_mark(delayed_key, g)
+    return
+  end
+  local earliest = scored[1]
+  for i = 3, #scored, 2 do if scored[i] < earliest then earliest = scored[i] end end
+  -- LT: an existing mark moves only to an earlier time
+  if redis.call('ZADD', delayed_key, 'LT', earliest, MARK .. g) == 1 then
+    redis.call('HINCRBY', delayed_counts(delayed_key), 'marks', 1)
+  end
+end
+
+-- Takes id out of the delayed jobs, wherever it waits (its group read from groups_key only when it
+-- is not a delayed job of the default group). Returns whether it was delayed. O(log N).
+local function remove_delayed(delayed_key, groups_key, id)
+  if redis.call('ZREM', delayed_key, id) == 1 then return true end
+  local g = redis.call('HGET', groups_key, id)
+  if not g or redis.call('ZREM', group_delayed(delayed_key, g), id) == 0 then return false end
+  redis.call('HINCRBY', delayed_counts(delayed_key), 'jobs', -1)
+  rescore_mark(delayed_key, g)
+  return true
+end
+
+-- The due time id is delayed until (a string, as ZSCORE gives it), or false when it is not delayed. O(1).
+local function delayed_score(delayed_key, groups_key, id)
+  local score = redis.call('ZSCORE', delayed_key, id)
+  if score then return score end
+  local g = redis.call('HGET', groups_key, id)
+  return g and redis.call('ZSCORE', group_delayed(delayed_key, g), id) or false
+end
+
+-- Takes up to most jobs of group g due by time (epoch ms) out of its zset, earliest first, and
+-- rescores its mark. Returns their ids. O((m + 1) log N) for m taken.
+local function take_due_of_group(delayed_key, g, time, most)
+  local set = group_delayed(delayed_key, g)
+  local ids = redis.call('ZRANGEBYSCORE', set, '-inf', time, 'LIMIT', 0, most)
+  if #ids > 0 then
+    for i = 1, #ids, 1000 do redis.call('ZREM', set, unpack(ids, i, math.min(i + 999, #ids))) end
+    redis.call('HINCRBY', delayed_counts(delayed_key), 'jobs', -#ids)
+  end
+  rescore_mark(delayed_key, g)
+  return ids
+end
+
+-- The number of delayed jobs, of every group. O(1).
+local function delayed_count(delayed_key)
+  local counts = redis.call('HMGET', delayed_counts(delayed_key), 'jobs', 'marks')
+  return redis.call('ZCARD', delayed_key) + tonumber(counts[1] or '0') - tonumber(counts[2] or '0')
+end
