@@ -93,7 +93,22 @@ public record JobInfo(String queue, String id, JobState state, @Nullable Instant
      * @param publishedAt when it was published
      * @param replacesJob whether it was published with {@code replaceExisting()}
      * @param payloadJson its payload, JSON
+     * @param group the group it was published with, which the job takes with it ({@code null}: the
+     *     default group)
      */
-    public record Successor(Instant dueAt, Instant publishedAt, boolean replacesJob, String payloadJson) {
+    public record Successor(Instant dueAt, Instant publishedAt, boolean replacesJob, String payloadJson,
+            @Nullable String group) {
+
+        /**
+         * A successor in the default group. The form of this record before groups existed.
+         *
+         * @param dueAt when it becomes due
+         * @param publishedAt when it was published
+         * @param replacesJob whether it was published with {@code replaceExisting()}
+         * @param payloadJson its payload, JSON
+         */
+        public Successor(Instant dueAt, Instant publishedAt, boolean replacesJob, String payloadJson) {
+            this(dueAt, publishedAt, replacesJob, payloadJson, null);
+        }
     }
 }

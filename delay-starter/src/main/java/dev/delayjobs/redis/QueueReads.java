@@ -106,8 +106,9 @@ final class QueueReads {
         if (job == null) {
             return null;
         }
+        String group = record > 1 ? stored.substring(2, record - 1) : null;
         return new JobInfo.Successor(Instant.ofEpochMilli(job.dueAt()), Instant.ofEpochMilli(job.publishedAt()),
-                stored.charAt(0) == '1', job.payload());
+                stored.charAt(0) == '1', job.payload(), group);
     }
 
     @SuppressWarnings("unchecked")

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
 
+import dev.delayjobs.JobInfo;
 import dev.delayjobs.store.ClaimRequest;
 import dev.delayjobs.store.StoredJob;
 import dev.delayjobs.test.TestRedis;
@@ -132,11 +133,16 @@ class GroupedRoutingTest {
     }
 
     @Test
-    void findReadsAGroupedSuccessor() {
+    void findReadsAGroupedSuccessorWithItsGroup() {
         publish("a", "key", 0);
         claim("i1", 1, 1);
         store.publish("q", List.of(new NewJob("key", true, 60_000, false, "\"next\"").inGroup("b")));
-        assertThat(store.find("q", "key").orElseThrow().successor().payloadJson()).isEqualTo("\"next\"");
+        JobInfo.Successor successor = store.find("q", "key").orElseThrow().successor();
+        assertThat(successor.payloadJson()).isEqualTo("\"next\"");
+        assertThat(successor.group()).isEqualTo("b");
+
+        store.publish("q", List.of(new NewJob("key", true, 60_000, true, "\"plain\"")));
+        assertThat(store.find("q", "key").orElseThrow().successor().group()).as("a replacing one without a group").isNull();
     }
 
     @Test
