@@ -3,7 +3,7 @@
 -- bounded read (read-only; for the endpoint, which caches it). A record's version is its 'pv' header
 -- (see JobEnvelope and PayloadVersions); a record without one is at version 1.
 -- KEYS[1] delayed: zset (a group's delayed jobs are in <delayed>:<g>, marked here: _delayed.lua;
---   a mark met in the read stands for a job of its group's zset at the same relative rank)
+--   a mark met by c of the spread ranks stands for c jobs spread over its group's zset)
 -- KEYS[2] ready: list (its wake marker, at its head when there, is skipped: _wake_marker.lua)
 -- KEYS[3] jobs: hash
 -- ARGV[1] most-jobs: most waiting ids looked at: all of them when there are no more, else the head of
@@ -31,16 +31,28 @@ if delayed <= left then
     end
   end
 elseif left > 0 and members > 0 then
+  -- ranks spread evenly over the delayed zset; a mark hit by c of them stands for c jobs spread
+  -- evenly over its group's zset, a job of the default group hit more than once is read once
   local step = members / left
+  local hits, order = {}, {}
   for i = 0, left - 1 do
-    local member = redis.call('ZRANGE', KEYS[1], math.floor(i * step), math.floor(i * step))[1]
+    local rank = math.floor(i * step)
+    if not hits[rank] then order[#order + 1] = rank end
+    hits[rank] = (hits[rank] or 0) + 1
+  end
+  for _, rank in ipairs(order) do
+    local member = redis.call('ZRANGE', KEYS[1], rank, rank)[1]
     local g = member and mark_group(member)
     if g then
       local set = group_delayed(KEYS[1], g)
-      local at = math.floor(i * redis.call('ZCARD', set) / left)
-      member = redis.call('ZRANGE', set, at, at)[1]
+      local card = redis.call('ZCARD', set)
+      for j = 0, hits[rank] - 1 do
+        local id = redis.call('ZRANGE', set, math.floor(j * card / hits[rank]), math.floor(j * card / hits[rank]))[1]
+        if id then ids[#ids + 1] = id end
+      end
+    elseif member then
+      ids[#ids + 1] = member
     end
-    if member then ids[#ids + 1] = member end
   end
 end
 local counts, read = {}, 0

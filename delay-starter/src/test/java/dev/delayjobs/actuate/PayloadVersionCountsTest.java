@@ -74,6 +74,32 @@ class PayloadVersionCountsTest {
         assertThat(view.jobs().get(1)).as("the soonest third is at version 1: a sample spread over the due times reads about a third there").isBetween(300L, 370L);
     }
 
+    @Test
+    void groupedDelayedJobsAreCountedExactlyAndSampledBeyondTheBound() {
+        DelayPublisher publisher = app.publisher();
+        for (int i = 0; i < 3; i++) {
+            publisher.publish("grouped-small", PublishRequest.of(new ReminderV1(i)).group("g1").delay(Duration.ofHours(1 + i)));
+        }
+        publisher.publish("grouped-small", PublishRequest.of(new ReminderV2(7)).group("g2").delay(Duration.ofHours(2)));
+        publisher.publish("grouped-small", new Reminder("order-9"), Duration.ofHours(3));
+        PayloadVersionsView small = endpoint().queue("grouped-small", null, null, null).payloadVersions();
+        assertThat(small.exact()).isTrue();
+        assertThat(small.jobs()).isEqualTo(Map.of(1, 3L, 2, 1L, 3, 1L));
+
+        // two groups of 750 (version 1 and version 3): 1,000 read, spread over both groups' jobs
+        List<PublishRequest> jobs = new ArrayList<>();
+        for (int i = 0; i < 1500; i++) {
+            jobs.add(PublishRequest.of(i < 750 ? new ReminderV1(i) : new Reminder("order-" + i)).group(i < 750 ? "old" : "new")
+                    .delay(Duration.ofMinutes(1 + i)));
+        }
+        publisher.publishAll("grouped-large", jobs);
+        PayloadVersionsView large = endpoint().queue("grouped-large", null, null, null).payloadVersions();
+        assertThat(large.waiting()).isEqualTo(1500);
+        assertThat(large.read()).isEqualTo(1000);
+        assertThat(large.jobs().get(1)).as("half the sample in each group").isEqualTo(500L);
+        assertThat(large.jobs().get(3)).isEqualTo(500L);
+    }
+
     private static DelayQueuesEndpoint endpoint() {
         return app.context().getBean(DelayQueuesEndpoint.class);
     }
