@@ -36,29 +36,46 @@ local function rescore_mark(delayed_key, g)
   end
 end
 
--- Delays the jobs of scored ({due, id, due, id, ...}) in group g ('' or nil: the default group); a
--- job delayed already gets its new due time. O(n log N) for n jobs.
+-- Delays jobs by group: by_group maps a group ('' the default group) to its {due, id, due, id, ...},
+-- groups lists the groups of by_group in order. A job delayed already gets its new due time. One
+-- ZADD per group, then one ZADD of the marks and one HINCRBY for the whole call. O(n log N) for n
+-- jobs.
+local function add_delayed_groups(delayed_key, by_group, groups)
+  local marks, jobs_added = {}, 0
+  for _, g in ipairs(groups) do
+    local scored = by_group[g]
+    if #scored > 0 and g == '' then
+      for i = 1, #scored, 1000 do redis.call('ZADD', delayed_key, unpack(scored, i, math.min(i + 999, #scored))) end
+    elseif #scored > 0 then
+      local set = group_delayed(delayed_key, g)
+      local added = 0
+      for i = 1, #scored, 1000 do added = added + redis.call('ZADD', set, unpack(scored, i, math.min(i + 999, #scored))) end
+      jobs_added = jobs_added + added
+      if added * 2 < #scored then
+        -- a job moved: its old due time may have been the group's earliest
+        rescore_mark(delayed_key, g)
+      else
+        local earliest = scored[1]
+        for i = 3, #scored, 2 do if scored[i] < earliest then earliest = scored[i] end end
+        marks[#marks + 1] = earliest
+        marks[#marks + 1] = MARK .. g
+      end
+    end
+  end
+  if jobs_added > 0 then redis.call('HINCRBY', delayed_counts(delayed_key), 'jobs', jobs_added) end
+  if #marks > 0 then
+    local new_marks = 0
+    -- LT: an existing mark moves only to an earlier time
+    for i = 1, #marks, 1000 do
+      new_marks = new_marks + redis.call('ZADD', delayed_key, 'LT', unpack(marks, i, math.min(i + 999, #marks)))
+    end
+    if new_marks > 0 then redis.call('HINCRBY', delayed_counts(delayed_key), 'marks', new_marks) end
+  end
+end
+
+-- Delays the jobs of scored ({due, id, due, id, ...}) in group g ('' or nil: the default group).
 local function add_delayed(delayed_key, g, scored)
-  if #scored == 0 then return end
-  if not g or g == '' then
-    for i = 1, #scored, 1000 do redis.call('ZADD', delayed_key, unpack(scored, i, math.min(i + 999, #scored))) end
-    return
-  end
-  local set = group_delayed(delayed_key, g)
-  local added = 0
-  for i = 1, #scored, 1000 do added = added + redis.call('ZADD', set, unpack(scored, i, math.min(i + 999, #scored))) end
-  if added > 0 then redis.call('HINCRBY', delayed_counts(delayed_key), 'jobs', added) end
-  if added * 2 < #scored then
-    -- a job moved: its old due time may have been the group's earliest
-    rescore_mark(delayed_key, g)
-    return
-  end
-  local earliest = scored[1]
-  for i = 3, #scored, 2 do if scored[i] < earliest then earliest = scored[i] end end
-  -- LT: an existing mark moves only to an earlier time
-  if redis.call('ZADD', delayed_key, 'LT', earliest, MARK .. g) == 1 then
-    redis.call('HINCRBY', delayed_counts(delayed_key), 'marks', 1)
-  end
+  add_delayed_groups(delayed_key, { [g or ''] = scored }, { g or '' })
 end
 
 -- Takes id out of the delayed jobs, wherever it waits (its group read from groups_key only when it
@@ -80,17 +97,41 @@ local function delayed_score(delayed_key, groups_key, id)
   return g and redis.call('ZSCORE', group_delayed(delayed_key, g), id) or false
 end
 
--- Takes up to most jobs of group g due by time (epoch ms) out of its zset, earliest first, and
--- rescores its mark. Returns their ids. O((m + 1) log N) for m taken.
-local function take_due_of_group(delayed_key, g, time, most)
-  local set = group_delayed(delayed_key, g)
-  local ids = redis.call('ZRANGEBYSCORE', set, '-inf', time, 'LIMIT', 0, most)
-  if #ids > 0 then
-    for i = 1, #ids, 1000 do redis.call('ZREM', set, unpack(ids, i, math.min(i + 999, #ids))) end
-    redis.call('HINCRBY', delayed_counts(delayed_key), 'jobs', -#ids)
+-- Takes, from each group of gs, up to most jobs due by time (epoch ms) out of its zset, earliest
+-- first, and rescores the marks. Returns the ids taken of each group, in the order of gs. Per
+-- group one ZRANGE and one ZREMRANGEBYRANK, then one ZADD, one ZREM and one HMGET/HINCRBY pair
+-- for all: O(log N + m) per group for m taken.
+local function take_due_of_groups(delayed_key, gs, time, most)
+  local taken, heads, emptied, total = {}, {}, {}, 0
+  for i, g in ipairs(gs) do
+    local set = group_delayed(delayed_key, g)
+    -- one past the most: the first not taken is the group's next earliest
+    local range = redis.call('ZRANGE', set, 0, most, 'WITHSCORES')
+    local ids = {}
+    for j = 1, #range, 2 do
+      if #ids == most or tonumber(range[j + 1]) > time then
+        heads[#heads + 1] = range[j + 1]
+        heads[#heads + 1] = MARK .. g
+        break
+      end
+      ids[#ids + 1] = range[j]
+    end
+    if #ids > 0 then redis.call('ZREMRANGEBYRANK', set, 0, #ids - 1) end
+    if #ids * 2 == #range then emptied[#emptied + 1] = MARK .. g end
+    total = total + #ids
+    taken[i] = ids
   end
-  rescore_mark(delayed_key, g)
-  return ids
+  if #heads > 0 then
+    for i = 1, #heads, 1000 do redis.call('ZADD', delayed_key, 'XX', unpack(heads, i, math.min(i + 999, #heads))) end
+  end
+  local counts = delayed_counts(delayed_key)
+  if total > 0 then redis.call('HINCRBY', counts, 'jobs', -total) end
+  if #emptied > 0 then
+    local removed = 0
+    for i = 1, #emptied, 1000 do removed = removed + redis.call('ZREM', delayed_key, unpack(emptied, i, math.min(i + 999, #emptied))) end
+    if removed > 0 then redis.call('HINCRBY', counts, 'marks', -removed) end
+  end
+  return taken
 end
 
 -- The number of delayed jobs, of every group. O(1).

@@ -39,6 +39,20 @@ local function into_rotation(rotation_key, held_key, g)
   end
 end
 
+-- Puts each group of gs at the back of the rotation unless it is in it already: one HINCRBY and
+-- one ZADD NX for all (a group met in it already leaves its reserved turn unused, which is harmless:
+-- turns are only compared).
+local function into_rotation_all(rotation_key, held_key, gs)
+  if #gs == 0 then return end
+  local last = redis.call('HINCRBY', held_key, '', #gs)
+  local turns = {}
+  for i, g in ipairs(gs) do
+    turns[#turns + 1] = last - #gs + i
+    turns[#turns + 1] = g
+  end
+  for i = 1, #turns, 1000 do redis.call('ZADD', rotation_key, 'NX', unpack(turns, i, math.min(i + 999, #turns))) end
+end
+
 -- Pushes ids onto their groups' ready lists (RPUSH, or LPUSH when front) and puts those groups in
 -- the rotation; groups[i] is the group of ids[i] (false or '': the default group). The default
 -- group joins the rotation only once other groups are in it (claim.lua adds it then), so an

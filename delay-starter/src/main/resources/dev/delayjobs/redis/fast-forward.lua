@@ -32,7 +32,7 @@ for _, member in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', until_time,
   if taken >= max then break end
   local g = mark_group(member)
   if g then
-    for _, id in ipairs(take_due_of_group(KEYS[2], g, until_time, max - taken)) do
+    for _, id in ipairs(take_due_of_groups(KEYS[2], { g }, until_time, max - taken)[1]) do
       make_due(id)
       taken = taken + 1
     end

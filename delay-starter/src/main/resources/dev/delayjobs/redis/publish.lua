@@ -147,7 +147,7 @@ if earliest ~= nil then
   local head = head_score(KEYS[2])
   if any_group then
     -- grouped jobs go to their groups' zsets, the rest to delayed, in one ZADD per 1000
-    local by_group, groups_met = { [''] = {} }, {}
+    local by_group, groups_met = { [''] = {} }, { '' }
     for i = 1, #scored, 2 do
       local g = delayed_group[scored[i + 1]] or ''
       local list = by_group[g]
@@ -159,8 +159,7 @@ if earliest ~= nil then
       list[#list + 1] = scored[i]
       list[#list + 1] = scored[i + 1]
     end
-    add_delayed(KEYS[2], '', by_group[''])
-    for _, g in ipairs(groups_met) do add_delayed(KEYS[2], g, by_group[g]) end
+    add_delayed_groups(KEYS[2], by_group, groups_met)
   else
     call_in_chunks('ZADD', KEYS[2], scored)
   end

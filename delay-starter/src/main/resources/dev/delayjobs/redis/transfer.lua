@@ -12,7 +12,8 @@
 -- ARGV[1] max: at most this many members of the delayed zset per call, and (about) this many jobs
 -- Returns {moved, next due time in epoch ms or -1, server now in epoch ms}.
 -- Cost: O(log N + M log N) for M moved, and O(log N + log G) for each of at most ARGV[1] groups
--- met; never scans the backlog nor reads a record.
+-- met (three commands per group: ZRANGE, ZREMRANGEBYRANK, RPUSH; the marks, counts and rotation in
+-- a few commands for all); never scans the backlog nor reads a record.
 local now = now_ms()
 local max = tonumber(ARGV[1])
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, max)
@@ -28,14 +29,16 @@ if #plain > 0 then
 end
 if #marked > 0 then
   local share = math.max(1, math.floor((max - #plain) / #marked))
-  for _, g in ipairs(marked) do
-    local ids = take_due_of_group(KEYS[1], g, now, share)
-    if #ids > 0 then
-      call_in_chunks('RPUSH', group_list(KEYS[2], g), ids)
-      into_rotation(KEYS[4], KEYS[5], g)
-      moved = moved + #ids
+  local taken = take_due_of_groups(KEYS[1], marked, now, share)
+  local served = {}
+  for i, g in ipairs(marked) do
+    if #taken[i] > 0 then
+      call_in_chunks('RPUSH', group_list(KEYS[2], g), taken[i])
+      served[#served + 1] = g
+      moved = moved + #taken[i]
     end
   end
+  into_rotation_all(KEYS[4], KEYS[5], served)
   wake_consumers(KEYS[2])
 end
 local next_due = head_score(KEYS[1]) or -1

@@ -75,6 +75,34 @@ class FairTransferTest {
     }
 
     @Test
+    void moreGroupsDueThanAStepsBudgetEachGetOneJobAStepUntilAllMoved() {
+        List<NewJob> jobs = new ArrayList<>();
+        for (int i = 0; i < 3_000; i++) {
+            // group g<i mod 1500>: its first job is i < 1500, its second i >= 1500
+            jobs.add(new NewJob("j-" + i, true, 60_000 + i, false, "1").inGroup("g" + (i % 1_500)));
+        }
+        for (int i = 0; i < jobs.size(); i += 1_000) {
+            store.publish("q", jobs.subList(i, i + 1_000));
+        }
+        DelayedTime.pass(redisson, k, 70_000);
+
+        Transfer first = store.transfer("q", 1_000);
+        assertThat(first.moved()).as("a step's budget of 1,000 marks, one job each").isEqualTo(1_000);
+        assertThat(readyOf("g0")).containsExactly("j-0");
+        int steps = 1;
+        for (Transfer step = first; step.moreDue() && steps < 100; steps++) {
+            step = store.transfer("q", 1_000);
+        }
+        for (int g = 0; g < 1_500; g += 149) {
+            assertThat(readyOf("g" + g)).as("group g" + g + " in due order").containsExactly("j-" + g, "j-" + (g + 1_500));
+        }
+        assertThat(store.stats("q").delayed()).isZero();
+        assertThat(redisson.getKeys().countExists(k.delayed())).isZero();
+        assertThat(redisson.<String, String>getMap(k.delayedCounts(), StringCodec.INSTANCE).readAllMap())
+                .containsEntry("jobs", "0").containsEntry("marks", "0");
+    }
+
+    @Test
     void aGroupsMarkFollowsItsEarliestJobThroughRescheduleAndCancel() {
         publish("a", 2, 60_000); // a-0 due in 60 s, a-1 in 60.001 s
         publish(null, 1, 300_000);
