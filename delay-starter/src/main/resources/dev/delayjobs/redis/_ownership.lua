@@ -36,20 +36,19 @@ local function claim_to_let_go(entry, gen, attempt)
   return c ~= nil and c.hold == RUNNING, c and c.group and c or nil
 end
 
--- Then leave_active: one occurrence of each of ids (distinct) leaves the active list, the first
+-- Then leave_active: one occurrence of each of ids (distinct; wanted holds each as a key, with any
+-- value but nil) leaves the active list, the first
 -- from its head, as let_go_of_claim's LREM takes it. The acked jobs are the oldest held, at the
 -- head: they are looked for among the first #ids + ACTIVE_SLACK ids, and that head is rewritten once
 -- (LTRIM of it up to the last one found, LPUSH of the ids it keeps, their order kept) instead of an
 -- LREM per id; an id not there gets its own LREM. Returns the set of ids removed (id -> truthy).
 -- Cost: O(#ids + ACTIVE_SLACK), plus O(A) per id not in that head.
 local ACTIVE_SLACK = 64
-local function leave_active(active_key, ids)
-  local wanted = {}
-  for _, id in ipairs(ids) do wanted[id] = true end
+local function leave_active(active_key, ids, wanted)
   local head = redis.call('LRANGE', active_key, 0, #ids + ACTIVE_SLACK - 1)
   local removed, left, last = {}, #ids, 0
   for i, id in ipairs(head) do
-    if wanted[id] and not removed[id] then
+    if wanted[id] ~= nil and not removed[id] then
       removed[id] = i
       left = left - 1
       last = i

@@ -50,7 +50,7 @@ for k, id in ipairs(ids) do
   end
 end
 if #leaving == 0 then return 0 end
-local removed = leave_active(KEYS[1], leaving)
+local removed = leave_active(KEYS[1], leaving, running)
 local done = {}
 for _, id in ipairs(leaving) do
   if removed[id] and running[id] then
