@@ -61,9 +61,11 @@ end
 if #done > 0 then
   call_in_chunks('HDEL', KEYS[2], done)
   call_in_chunks('HDEL', KEYS[8], done)
+  redis.call('HINCRBY', KEYS[4], 'completed', #done)
+  -- a queue with no grouped job, no error, no successor and no schedule (the common case) pays one EXISTS
+  if redis.call('EXISTS', KEYS[9], KEYS[3], KEYS[7], KEYS[12]) == 0 then return #done end
   if redis.call('EXISTS', KEYS[9]) == 1 then call_in_chunks('HDEL', KEYS[9], done) end
   if redis.call('EXISTS', KEYS[3]) == 1 then call_in_chunks('HDEL', KEYS[3], done) end
-  redis.call('HINCRBY', KEYS[4], 'completed', #done)
   if has_schedules(KEYS[12]) then
     local now = now_ms()
     for _, id in ipairs(done) do record_tick_outcome(KEYS[12], KEYS[13], KEYS[4], id, 'handled', now) end

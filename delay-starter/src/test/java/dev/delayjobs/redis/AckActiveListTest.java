@@ -93,6 +93,20 @@ class AckActiveListTest {
         assertThat(store.find("q", claimed.get(8_999).id())).isEmpty();
     }
 
+    @Test
+    void aJobAckedAfterAFailedAttemptLeavesNoErrorBehind() {
+        StoredJob failing = publishAndClaim(2, 2).get(0);
+        assertThat(partition.retry("i1", failing, "first attempt failed", Duration.ZERO)).isTrue();
+        store.transfer("q", 10);
+        StoredJob again = partition.claim(request("i1", 1, LEASE, 1)).jobs().get(0);
+        assertThat(again.id()).isEqualTo(failing.id());
+
+        assertThat(partition.ack("i1", List.of(again))).isEqualTo(1);
+
+        assertThat(redisson.getMap(keys.errors(), StringCodec.INSTANCE).containsKey(failing.id())).isFalse();
+        assertThat(store.find("q", failing.id())).isEmpty();
+    }
+
     private List<StoredJob> publishAndClaim(int count, int started) {
         List<NewJob> jobs = new ArrayList<>();
         for (int i = 0; i < count; i++) {
