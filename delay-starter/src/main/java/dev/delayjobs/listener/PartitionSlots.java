@@ -1,7 +1,6 @@
 package dev.delayjobs.listener;
 
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -13,7 +12,8 @@ import dev.delayjobs.store.StoredJob;
 
 /**
  * One partition's view of its queue's {@link QueueSlots}: the room of its prefetch buffer, the jobs
- * waiting there (oldest first), and the jobs held (running, waiting, or with their ack pending),
+ * waiting there (each group's oldest first, the groups in turn: {@link WaitingJobs}), and the jobs
+ * held (running, waiting, or with their ack pending),
  * with the queue's workers behind them. Every method runs under the queue's one lock; why that keeps
  * no job waiting while a worker is free is told in {@link QueueSlots}.
  */
@@ -23,7 +23,7 @@ final class PartitionSlots {
     private final int capacity;
     /** The buffer's room: capacity minus the jobs waiting and the room reserved by a claim in flight. */
     private int room;
-    private final ArrayDeque<Execution> waiting = new ArrayDeque<>();
+    private final WaitingJobs waiting = new WaitingJobs();
     private final Map<String, Execution> held = new HashMap<>();
     /** Whether this instance may hold jobs in the store that it does not know of. */
     private boolean unknown;
@@ -109,7 +109,7 @@ final class PartitionSlots {
     /**
      * The job of {@code done} ended on the caller's worker: it leaves the held jobs unless its ack
      * is pending (then {@link #acked} or {@link #lost} lets it go). Returns the next job the worker
-     * runs (this partition's oldest waiting job, else another partition's), or null when the
+     * runs (this partition's next waiting job, else another partition's), or null when the
      * worker is freed.
      */
     Execution finished(Execution done) {
@@ -180,8 +180,7 @@ final class PartitionSlots {
     /** Takes every job waiting in the buffer out (to hand them back to the store): they leave, and their room is freed. */
     List<Execution> drain() {
         return queue.locked(() -> {
-            List<Execution> drained = new ArrayList<>(waiting);
-            waiting.clear();
+            List<Execution> drained = waiting.drain();
             drained.forEach(this::leave);
             freeRoom(drained.size());
             return drained;
@@ -230,7 +229,7 @@ final class PartitionSlots {
         }
     }
 
-    /** The oldest waiting job, its room freed; null when none waits. Under the lock. */
+    /** The next waiting job in turn (see {@link WaitingJobs}), its room freed; null when none waits. Under the lock. */
     Execution takeWaiting() {
         Execution next = waiting.poll();
         if (next != null) {

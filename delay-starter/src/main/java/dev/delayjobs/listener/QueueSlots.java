@@ -18,8 +18,9 @@ import java.util.function.Supplier;
  *
  * <p>A claimer takes at most its share of the workers per claim (all of them for a queue of one
  * partition), and claimers waiting for a worker are served in turn, so no partition starves another.
- * A worker that is freed goes first to the oldest job waiting in its partition's buffer, then to one
- * waiting in another partition's, and only then back to the claimers.
+ * A worker that is freed goes first to the next job waiting in its partition's buffer (see
+ * {@link WaitingJobs}), then to one waiting in another partition's, and only then back to the
+ * claimers.
  *
  * <p>No prefetched job is stranded in a buffer while a worker is free: every change, of the workers
  * here and of every partition's buffer and held jobs, is made under this one lock ({@link #lock},
