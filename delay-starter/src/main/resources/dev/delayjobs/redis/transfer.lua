@@ -38,8 +38,10 @@ if #marked > 0 then
       moved = moved + #taken[i]
     end
   end
-  into_rotation_all(KEYS[4], KEYS[5], served)
-  wake_consumers(KEYS[2])
+  if #served > 0 then
+    into_rotation_all(KEYS[4], KEYS[5], served)
+    wake_consumers(KEYS[2])
+  end
 end
 local next_due = head_score(KEYS[1]) or -1
 return { moved, next_due, now }
