@@ -52,7 +52,7 @@
 -- whose record is gone, delayed, dead or already held (its claim entry says so) is dropped here. A record that is not in
 -- the job format (written by hand, or corrupted) goes to the dead set, never to a consumer.
 -- The ready ids are popped, read and checked a batch at a time (LPOP count, HMGET of records and of
--- claim entries, ZMSCORE: Redis 6.2+), and the claimed ones are written with one HSET of their claim
+-- claim entries, ZMSCORE: Redis 6.2+; with groups, one batch for all groups visited), and the claimed ones are written with one HSET of their claim
 -- entries and one RPUSH: a few commands per call instead of six per job. An id popped twice in one
 -- call is taken once.
 -- Under a rate limit a claim takes only the jobs that start now, none for the buffer: the rate log
@@ -75,13 +75,21 @@
 -- claim visits the first VISITS groups of the rotation, lowest turn first, taking from each at most
 -- its share (n / groups visited, rounded up; a second round takes what the first left), in its
 -- list's order. A visited group goes to the back of the rotation, or out of it once its list is
--- empty. Under a group-limit, each grouped job taken raises its group's count in group-held, and its
+-- empty. Per group visited only its LPOP runs (and an EXISTS when that LPOP gave all it was asked
+-- for): the ids popped from all groups are checked in one batch, and the rotation is updated once
+-- at the end (one EXISTS of the lists not known empty, one HINCRBY reserving a turn for each group
+-- put back, one ZADD, one ZREM; under a limit one HMGET and one HSET of held counts). A claim
+-- that visited every group in turn (fewer than VISITS) leaves the turns of those left as they
+-- are: their order is the order it visited them in. Under a group-limit, each grouped job taken raises its group's count in group-held, and its
 -- claim entry names the group (_claims.lua); a group that reaches group-limit is parked (_groups.lua)
 -- instead of put back, until one of its holds ends. Without one ('0') no count is kept and no entry
 -- names a group: a limit set later counts only the holds claimed from then on. The default group has no limit. An id met in a list that is not its group's (its job re-published into another group, or
 -- put into ready by a script that does not route) is moved to its group's list, not taken.
 -- Cost: O(n + stale + expired rate log entries + (VISITS + 1) log G) for G groups with ready jobs,
--- independent of the backlog and of the number of groups.
+-- independent of the backlog and of the number of groups. With groups, about VISITS + 12 commands
+-- per call (an LPOP per group visited, the rest per call); a stale id that leaves a group's share
+-- short costs one more pass (an LPOP per group with room, one batch of reads), and every pass pops
+-- at least one id of the call's budget (n + 1000).
 local wanted = tonumber(ARGV[1])
 local start_now = tonumber(ARGV[10])
 local longest = tonumber(ARGV[5])
