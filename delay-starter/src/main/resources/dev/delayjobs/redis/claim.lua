@@ -207,12 +207,12 @@ local function check(batch, listed)
       if not of_group[own] then
         of_group[own] = {}
         marked[#marked + 1] = own
-        probe[#probe + 1] = MARK .. own
       end
       local at = of_group[own]
       at[#at + 1] = i
     end
   end
+  for j, own in ipairs(marked) do probe[#batch + j] = MARK .. own end
   local delayed = redis.call('ZMSCORE', KEYS[4], unpack(probe))
   for j, own in ipairs(marked) do
     if delayed[#batch + j] then

@@ -131,6 +131,21 @@ class GroupedClaimRotationTest {
         assertThat(redisson.getScoredSortedSet(k.groupsReady(), StringCodec.INSTANCE).size()).as("the rotation is empty").isZero();
     }
 
+    @Test
+    void aReadyJobRescheduledLaterIsLeftInItsGroupsDelayedSetWhileTheOthersInTheBatchAreTaken() {
+        publish("a", 2);
+        publish("b", 2);
+        publish(null, 2);
+        // the ids stay in their ready lists: the claim drops them (their jobs are delayed now)
+        assertThat(store.reschedule("q", "a-0", true, 60_000)).isTrue();
+        assertThat(store.reschedule("q", "none-1", true, 60_000)).isTrue();
+
+        assertThat(ids(claim("i1", 10, 0))).as("every ready job of the three groups, none of the delayed")
+                .containsExactlyInAnyOrder("a-1", "b-0", "b-1", "none-0");
+        assertThat(store.reschedule("q", "a-0", true, 0)).as("due now: to a's ready list").isTrue();
+        assertThat(ids(claim("i1", 10, 0))).containsExactly("a-0");
+    }
+
     /** Groups g0..g(n-1) with 0-6 jobs each, published ready, and some ungrouped jobs; group -> ids in publish order. */
     private Map<String, List<String>> publishRandomGroups(Random random, int groups) {
         Map<String, List<String>> published = new LinkedHashMap<>();
