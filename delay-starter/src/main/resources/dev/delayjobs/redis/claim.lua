@@ -52,7 +52,7 @@
 -- whose record is gone, delayed, dead or already held (its claim entry says so) is dropped here. A record that is not in
 -- the job format (written by hand, or corrupted) goes to the dead set, never to a consumer.
 -- The ready ids are popped, read and checked a batch at a time (LPOP count, HMGET of records and of
--- claim entries, ZMSCORE: Redis 6.2+), and the claimed ones are written with one HSET of their claim
+-- claim entries, ZMSCORE: Redis 6.2+; with groups, one batch for all groups visited), and the claimed ones are written with one HSET of their claim
 -- entries and one RPUSH: a few commands per call instead of six per job. An id popped twice in one
 -- call is taken once.
 -- Under a rate limit a claim takes only the jobs that start now, none for the buffer: the rate log
@@ -75,13 +75,21 @@
 -- claim visits the first VISITS groups of the rotation, lowest turn first, taking from each at most
 -- its share (n / groups visited, rounded up; a second round takes what the first left), in its
 -- list's order. A visited group goes to the back of the rotation, or out of it once its list is
--- empty. Under a group-limit, each grouped job taken raises its group's count in group-held, and its
+-- empty. Per group visited only its LPOP runs (and an EXISTS when that LPOP gave all it was asked
+-- for): the ids popped from all groups are checked in one batch, and the rotation is updated once
+-- at the end (one EXISTS of the lists not known empty, one HINCRBY reserving a turn for each group
+-- put back, one ZADD, one ZREM; under a limit one HMGET and one HSET of held counts). A claim
+-- that visited every group in turn (fewer than VISITS) leaves the turns of those left as they
+-- are: their order is the order it visited them in. Under a group-limit, each grouped job taken raises its group's count in group-held, and its
 -- claim entry names the group (_claims.lua); a group that reaches group-limit is parked (_groups.lua)
 -- instead of put back, until one of its holds ends. Without one ('0') no count is kept and no entry
 -- names a group: a limit set later counts only the holds claimed from then on. The default group has no limit. An id met in a list that is not its group's (its job re-published into another group, or
 -- put into ready by a script that does not route) is moved to its group's list, not taken.
 -- Cost: O(n + stale + expired rate log entries + (VISITS + 1) log G) for G groups with ready jobs,
--- independent of the backlog and of the number of groups.
+-- independent of the backlog and of the number of groups. With groups, about VISITS + 12 commands
+-- per call (an LPOP per group visited, the rest per call); a stale id that leaves a group's share
+-- short costs one more pass (an LPOP per group with room, one batch of reads), and every pass pops
+-- at least one id of the call's budget (n + 1000).
 local wanted = tonumber(ARGV[1])
 local start_now = tonumber(ARGV[10])
 local longest = tonumber(ARGV[5])
@@ -177,117 +185,224 @@ local limit = tonumber(ARGV[11])
 local counted = limit > 0
 local taken, popped = 0, 0
 local seen, fields, ids = {}, {}, {}
+-- jobs taken per group, the groups whose lists a stray was pushed onto in this call, and whether any was
+local got, refilled, strayed = {}, {}, false
 local any_groups = redis.call('EXISTS', KEYS[14]) == 1
--- takes up to `most` jobs from list, the ready list of group g ('' the default group)
-local function take(list, g, most)
-  local goal = taken + most
-  while taken < goal and popped < wanted + 1000 do
-    -- at most 1000 ids a pop, so that every unpack below stays far from Lua's stack limit
-    local batch = redis.call('LPOP', list, math.min(goal - taken, wanted + 1000 - popped, 1000))
-    if not batch then break end
-    popped = popped + #batch
-    local recs = redis.call('HMGET', KEYS[3], unpack(batch))
-    local entries = redis.call('HMGET', KEYS[13], unpack(batch))
-    local delayed = redis.call('ZMSCORE', g == '' and KEYS[4] or group_delayed(KEYS[4], g), unpack(batch))
-    local dead = redis.call('ZMSCORE', KEYS[5], unpack(batch))
-    local groups = any_groups and redis.call('HMGET', KEYS[14], unpack(batch)) or {}
-    local strays, stray_groups = {}, {}
-    for i, id in ipairs(batch) do
-      local rec = recs[i]
-      local gen, due, c
-      if rec then
-        gen, due = record_header(rec)
-        c = entries[i] and claim_of(entries[i])
-        -- an entry of another gen cannot outlive its record (see _claims.lua); read as none if it did
-        if c and c.gen ~= gen then c = nil end
+-- checks a batch of popped ids, listed the group whose list they came from ('' the default group;
+-- a table: listed[i] for batch[i]), and takes the ready ones in batch order: the stale ones are
+-- dropped, the unreadable ones buried, the ones of another group moved to their own group's list
+local function check(batch, listed)
+  local recs = redis.call('HMGET', KEYS[3], unpack(batch))
+  local entries = redis.call('HMGET', KEYS[13], unpack(batch))
+  local dead = redis.call('ZMSCORE', KEYS[5], unpack(batch))
+  local groups = any_groups and redis.call('HMGET', KEYS[14], unpack(batch)) or {}
+  -- delayed: a default group's job is in the delayed zset, a grouped job in its group's zset, which
+  -- has jobs exactly while the group's mark is in the delayed zset (_delayed.lua): one ZMSCORE of
+  -- the ids and of the batch's groups' marks, then one of a group's zset only for a group marked
+  local probe, marked, of_group = {}, {}, {}
+  for i, id in ipairs(batch) do
+    probe[i] = id
+    local own = groups[i]
+    if own then
+      if not of_group[own] then
+        of_group[own] = {}
+        marked[#marked + 1] = own
       end
-      local own = groups[i] or ''
-      if seen[id] then
-        -- taken (or buried) a moment ago in this call: a stale duplicate
-      elseif rec and own ~= g then
-        -- not this group's job: to its own group's list
-        strays[#strays + 1] = id
-        stray_groups[#stray_groups + 1] = own
-      elseif rec and #rec > longest and not delayed[i] and not dead[i] and (not c or c.hold == FREE) then
-        seen[id] = true
-        redis.call('ZADD', KEYS[5], out[1], id)
-        redis.call('HSET', KEYS[6], id, 'record is ' .. #rec .. ' bytes, more than this consumer accepts (' .. longest
-          .. '; delay.max-payload-size)')
-        redis.call('HINCRBY', KEYS[7], 'dead', 1)
-      elseif gen and (not c or c.hold == FREE) and not delayed[i] and not dead[i] then
-        seen[id] = true
-        local prefetch = taken >= start_now
-        local entry, started
-        if not c then
-          -- never attempted (the common case): written straight, no table (ar 9: attempt 1 RUNNING; 2: PREFETCHED)
-          if prefetch then entry = gen .. ',2,' .. due else entry = gen .. ',9,' .. due end
-          if counted and g ~= '' then entry = entry .. ',' .. g end
-          started = '9'
-        else
-          c.due = due
-          if counted and g ~= '' then c.group = g else c.group = nil end
-          if prefetch then c.hold = PREFETCHED else c.hold = RUNNING; c.attempts = c.attempts + 1 end
-          entry = claim_entry(c)
-          as_started(c)
-          started = to36(flags_of(c))
-        end
-        fields[#fields + 1] = id
-        fields[#fields + 1] = entry
-        ids[#ids + 1] = id
-        out[#out + 1] = id
-        out[#out + 1] = rec
-        out[#out + 1] = started
-        out[#out + 1] = g
-        taken = taken + 1
-      elseif rec and not gen and not dead[i] then
-        seen[id] = true
-        redis.call('ZADD', KEYS[5], out[1], id)
-        redis.call('HSET', KEYS[6], id, 'record is not in the job format')
-        redis.call('HINCRBY', KEYS[7], 'dead', 1)
-      end
-    end
-    if #strays > 0 then
-      push_by_group(strays, stray_groups, KEYS[1], KEYS[15], KEYS[16], false)
-      for _, sg in ipairs(stray_groups) do
-        if sg == '' then into_rotation(KEYS[15], KEYS[16], ''); break end
-      end
+      local at = of_group[own]
+      at[#at + 1] = i
     end
   end
+  for j, own in ipairs(marked) do probe[#batch + j] = MARK .. own end
+  local delayed = redis.call('ZMSCORE', KEYS[4], unpack(probe))
+  for j, own in ipairs(marked) do
+    if delayed[#batch + j] then
+      local at, members = of_group[own], {}
+      for m, i in ipairs(at) do members[m] = batch[i] end
+      local scores = redis.call('ZMSCORE', group_delayed(KEYS[4], own), unpack(members))
+      for m, i in ipairs(at) do delayed[i] = delayed[i] or scores[m] end
+    end
+  end
+  local strays, stray_groups = {}, {}
+  local per_id = type(listed) == 'table'
+  for i, id in ipairs(batch) do
+    local g = listed
+    if per_id then g = listed[i] end
+    local rec = recs[i]
+    local gen, due, c
+    if rec then
+      gen, due = record_header(rec)
+      c = entries[i] and claim_of(entries[i])
+      -- an entry of another gen cannot outlive its record (see _claims.lua); read as none if it did
+      if c and c.gen ~= gen then c = nil end
+    end
+    local own = groups[i] or ''
+    if seen[id] then
+      -- taken (or buried) a moment ago in this call: a stale duplicate
+    elseif rec and own ~= g then
+      -- not this group's job: to its own group's list
+      strays[#strays + 1] = id
+      stray_groups[#stray_groups + 1] = own
+    elseif rec and #rec > longest and not delayed[i] and not dead[i] and (not c or c.hold == FREE) then
+      seen[id] = true
+      redis.call('ZADD', KEYS[5], out[1], id)
+      redis.call('HSET', KEYS[6], id, 'record is ' .. #rec .. ' bytes, more than this consumer accepts (' .. longest
+        .. '; delay.max-payload-size)')
+      redis.call('HINCRBY', KEYS[7], 'dead', 1)
+    elseif gen and (not c or c.hold == FREE) and not delayed[i] and not dead[i] then
+      seen[id] = true
+      local prefetch = taken >= start_now
+      local entry, started
+      if not c then
+        -- never attempted (the common case): written straight, no table (ar 9: attempt 1 RUNNING; 2: PREFETCHED)
+        if prefetch then entry = gen .. ',2,' .. due else entry = gen .. ',9,' .. due end
+        if counted and g ~= '' then entry = entry .. ',' .. g end
+        started = '9'
+      else
+        c.due = due
+        if counted and g ~= '' then c.group = g else c.group = nil end
+        if prefetch then c.hold = PREFETCHED else c.hold = RUNNING; c.attempts = c.attempts + 1 end
+        entry = claim_entry(c)
+        as_started(c)
+        started = to36(flags_of(c))
+      end
+      fields[#fields + 1] = id
+      fields[#fields + 1] = entry
+      ids[#ids + 1] = id
+      out[#out + 1] = id
+      out[#out + 1] = rec
+      out[#out + 1] = started
+      out[#out + 1] = g
+      taken = taken + 1
+      got[g] = (got[g] or 0) + 1
+    elseif rec and not gen and not dead[i] then
+      seen[id] = true
+      redis.call('ZADD', KEYS[5], out[1], id)
+      redis.call('HSET', KEYS[6], id, 'record is not in the job format')
+      redis.call('HINCRBY', KEYS[7], 'dead', 1)
+    end
+  end
+  if #strays > 0 then
+    push_by_group(strays, stray_groups, KEYS[1], KEYS[15], KEYS[16], false)
+    strayed = true
+    for _, sg in ipairs(stray_groups) do refilled[sg] = true end
+    if refilled[''] then into_rotation(KEYS[15], KEYS[16], '') end
+  end
 end
+-- whole: the claim visited every group in turn (see below); in_turn: one of them is left in turn
+local whole, in_turn = false, false
 -- no grouped job in the queue (no groups hash): ready alone, for that one EXISTS; a rotation left
 -- with stale ids only (their jobs gone) waits for the next grouped job
 local grouped = any_groups and redis.call('ZCARD', KEYS[15]) > 0
 if not grouped then
-  take(KEYS[1], '', wanted)
+  while taken < wanted and popped < wanted + 1000 do
+    -- at most 1000 ids a pop, so that every unpack stays far from Lua's stack limit
+    local batch = redis.call('LPOP', KEYS[1], math.min(wanted - taken, wanted + 1000 - popped, 1000))
+    if not batch then break end
+    popped = popped + #batch
+    check(batch, '')
+  end
 else
   -- the wake marker has done its work (this claim runs), and must not count as the default group's turn
-  drop_wake(KEYS[1])
-  if redis.call('LLEN', KEYS[1]) > 0 then into_rotation(KEYS[15], KEYS[16], '') end
+  local default_ready = redis.call('LLEN', KEYS[1])
+  if default_ready > 0 and redis.call('LINDEX', KEYS[1], 0) == WAKE then
+    redis.call('LPOP', KEYS[1])
+    default_ready = default_ready - 1
+  end
+  if default_ready > 0 then into_rotation(KEYS[15], KEYS[16], '') end
   local visiting = redis.call('ZRANGEBYSCORE', KEYS[15], '-inf', '(' .. PARKED, 'LIMIT', 0, VISITS)
   local share = math.ceil(wanted / math.max(1, #visiting))
+  -- held[g]: g's held count before this call (read once, for all visited groups, when counted)
+  local held = {}
+  if counted and #visiting > 0 then
+    local counts = redis.call('HMGET', KEYS[16], unpack(visiting))
+    for i, g in ipairs(visiting) do held[g] = tonumber(counts[i] or '0') end
+    -- the default group has no limit (no visited group is blank but the default group)
+    held[''] = nil
+  end
+  -- empty[g]: g's list ran out (its LPOP gave fewer than asked); reached: the groups this call got to
+  local empty, reached = {}, 0
   for round = 1, 2 do
-    for _, g in ipairs(visiting) do
-      if taken >= wanted or popped >= wanted + 1000 then break end
-      local list = group_list(KEYS[1], g)
-      local room = wanted - taken
-      if round == 1 then room = math.min(share, room) end
-      local held = 0
-      if g ~= '' and counted then
-        held = tonumber(redis.call('HGET', KEYS[16], g) or '0')
-        room = math.min(room, limit - held)
+    -- a pass pops from each group in turn, then checks all it popped in one batch; another pass
+    -- follows only when a stale id left room (as many passes as take the popped budget at most)
+    while taken < wanted and popped < wanted + 1000 do
+      local batch, listed = {}, {}
+      local planned = taken
+      for i, g in ipairs(visiting) do
+        if planned >= wanted or popped >= wanted + 1000 then break end
+        if i > reached then reached = i end
+        if refilled[g] then empty[g] = nil; refilled[g] = nil end
+        local room = wanted - planned
+        if round == 1 then room = math.min(room, share - (got[g] or 0)) end
+        if held[g] then room = math.min(room, limit - held[g] - (got[g] or 0)) end
+        room = math.min(room, wanted + 1000 - popped, 1000 - #batch)
+        if room > 0 and not empty[g] then
+          local part = redis.call('LPOP', group_list(KEYS[1], g), room)
+          if not part or #part < room then empty[g] = true end
+          if part then
+            popped = popped + #part
+            planned = planned + #part
+            for _, id in ipairs(part) do
+              batch[#batch + 1] = id
+              listed[#listed + 1] = g
+            end
+          end
+        end
       end
-      local before = taken
-      if room > 0 then take(list, g, room) end -- an empty list's LPOP ends take's loop
-      local got = taken - before
-      if counted and g ~= '' and got > 0 then redis.call('HINCRBY', KEYS[16], g, got) end
-      if redis.call('EXISTS', list) == 0 then
-        redis.call('ZREM', KEYS[15], g)
-      elseif g ~= '' and counted and held + got >= limit then
-        redis.call('ZADD', KEYS[15], 'XX', PARKED + next_turn(KEYS[16]), g)
-      elseif round == 1 then
-        redis.call('ZADD', KEYS[15], 'XX', next_turn(KEYS[16]), g)
+      if #batch == 0 then break end
+      check(batch, listed)
+    end
+  end
+  -- each group reached goes to the back of the rotation in the order visited (parked at its limit),
+  -- or out of it once its list is empty: one EXISTS of the lists not known empty, one turn counter
+  -- increment for all, one ZADD and one ZREM. When the call visited every group in turn (fewer than
+  -- VISITS, all reached, none joined meanwhile), those left in turn keep their turns: their order is
+  -- the order they were visited in, and a group that joins later gets a later turn either way
+  whole = #visiting < VISITS and reached == #visiting and not strayed
+  local unsure = {}
+  for i = 1, reached do
+    local g = visiting[i]
+    if refilled[g] then empty[g] = nil end
+    if not empty[g] then unsure[#unsure + 1] = g end
+  end
+  if #unsure > 0 then
+    local lists = {}
+    for i, g in ipairs(unsure) do lists[i] = group_list(KEYS[1], g) end
+    local present = redis.call('EXISTS', unpack(lists))
+    if present == 0 then
+      for _, g in ipairs(unsure) do empty[g] = true end
+    elseif present < #unsure then
+      for i, g in ipairs(unsure) do
+        if redis.call('EXISTS', lists[i]) == 0 then empty[g] = true end
       end
     end
+  end
+  local back, gone, counts = {}, {}, {}
+  for i = 1, reached do
+    local g = visiting[i]
+    local parked = held[g] and held[g] + (got[g] or 0) >= limit
+    if empty[g] then
+      gone[#gone + 1] = g
+    elseif parked or not whole then
+      back[#back + 1] = g
+    end
+    if not empty[g] and not parked then in_turn = true end
+    if held[g] and got[g] then
+      counts[#counts + 1] = g
+      counts[#counts + 1] = held[g] + got[g]
+    end
+  end
+  if #counts > 0 then redis.call('HSET', KEYS[16], unpack(counts)) end
+  if #gone > 0 then redis.call('ZREM', KEYS[15], unpack(gone)) end
+  if #back > 0 then
+    local turn = redis.call('HINCRBY', KEYS[16], '', #back) - #back
+    local turns = {}
+    for i, g in ipairs(back) do
+      local score = turn + i
+      if held[g] and held[g] + (got[g] or 0) >= limit then score = PARKED + score end
+      turns[#turns + 1] = score
+      turns[#turns + 1] = g
+    end
+    redis.call('ZADD', KEYS[15], 'XX', unpack(turns))
   end
 end
 -- fewer than wanted: say whether ready work is left (a group in turn beyond the VISITS visited, or
@@ -295,7 +410,10 @@ end
 -- ready, which a grouped job does not fill (docs/architecture.md#groups)
 if taken < wanted then
   local more
-  if grouped then
+  if whole then
+    -- every group in turn was visited: those left in turn are known
+    more = in_turn
+  elseif grouped then
     more = #redis.call('ZRANGEBYSCORE', KEYS[15], '-inf', '(' .. PARKED, 'LIMIT', 0, 1) > 0
   else
     more = redis.call('LLEN', KEYS[1]) > 0
