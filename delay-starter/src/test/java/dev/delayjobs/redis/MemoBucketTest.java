@@ -109,6 +109,28 @@ class MemoBucketTest {
         assertThat(bytes / (double) calls).as("bytes per memo").isLessThan(30);
     }
 
+    @Test
+    void aSecondOfOneThousandTwoHundredCallsFillsTwentyFiveBucketsAtUnderTwentyTwoBytesAMemo() {
+        // issue 26: 128 buckets for any rate left ~10 memos in each at this rate, a key (~130 bytes) per 10 memos
+        MemoBuckets buckets = new MemoBuckets(RequestMemo.BUCKETS);
+        long window = (System.currentTimeMillis() / RequestMemo.BUCKET_WINDOW_MS) * RequestMemo.BUCKET_WINDOW_MS;
+        int calls = 1_200;
+        for (int i = 0; i < calls; i++) {
+            RequestMemo.request(buckets, window - RequestMemo.BUCKET_WINDOW_MS + i * 999L / calls); // the window before: a steady rate
+        }
+        for (int i = 0; i < calls; i++) {
+            publish(LuaScript.load(Script.PUBLISH), RequestMemo.request(buckets, window + i * 999L / calls), "j" + i);
+        }
+        List<String> used = memoKeys();
+        long bytes = 0;
+        for (String bucket : used) {
+            bytes += redisson.getScript(StringCodec.INSTANCE).<Long>eval(Mode.READ_ONLY,
+                    "return redis.call('MEMORY', 'USAGE', KEYS[1], 'SAMPLES', '0')", ReturnType.LONG, List.of(bucket));
+        }
+        assertThat(bytes / (double) calls).as("bytes per memo").isLessThan(22);
+        assertThat(used).hasSize(calls / MemoBuckets.PER_BUCKET);
+    }
+
     private List<Object> publish(LuaScript publish, RequestMemo.Request request, String id) {
         List<Object> keys = k.of(k.jobs(), k.delayed(), k.ready(), k.stats(), k.dead(), k.errors(), k.request(request),
                 k.control(), k.successors(), k.claims(), k.groups(), k.groupsReady(), k.groupHeld());
