@@ -10,6 +10,11 @@ import java.util.random.RandomGenerator;
  * each); 25 hold ~48 each, as many as 128 do at 6,000 calls a second. The count follows the
  * calls of the window before (a steady rate) or of this one so far (a rise), whichever is more.
  *
+ * <p>Each queue partition counts its own calls (its buckets are its own keys): a JVM that publishes
+ * 1,200 calls a second over ten queues fills 3 buckets of each, not 25. Partitions share the
+ * counters of a fixed table by their jobs key's hash; two that meet count both's calls, which only
+ * opens more buckets.
+ *
  * <p>Only the client chooses: every copy of a request carries the bucket its first send drew, so
  * the choice never decides whether a copy finds its memo. Each window starts at a bucket drawn
  * anew, so that several JVMs of one queue spread over the buckets instead of filling the first ones.
@@ -18,6 +23,14 @@ final class MemoBuckets {
 
     /** Memos a bucket is meant to hold from one JVM's window: each call scans its bucket's listpack twice. */
     static final int PER_BUCKET = 48;
+
+    private static final MemoBuckets[] PUBLISHES = new MemoBuckets[64];
+
+    static {
+        for (int i = 0; i < PUBLISHES.length; i++) {
+            PUBLISHES[i] = new MemoBuckets(RequestMemo.BUCKETS);
+        }
+    }
 
     private final int most;
     private long window = Long.MIN_VALUE;
@@ -28,6 +41,11 @@ final class MemoBuckets {
 
     MemoBuckets(int most) {
         this.most = most;
+    }
+
+    /** The counter of the publishes and cancels of the queue partition whose keys are {@code k}. */
+    static MemoBuckets ofPublishes(QueueKeys k) {
+        return PUBLISHES[Math.floorMod(k.jobs().hashCode(), PUBLISHES.length)];
     }
 
     /** The bucket (0 .. most - 1) of a request sent at {@code nowMs}. */

@@ -192,11 +192,9 @@ public final class RequestMemo {
     /** Buckets per window for claims: fewer calls, and a reply of several ids makes the hash a hash table anyway. */
     static final int CLAIM_BUCKETS = 8;
 
-    private static final MemoBuckets PUBLISH_BUCKETS = new MemoBuckets(BUCKETS);
-
-    /** A publish or cancel request, with a memo bucket of the current window. */
-    static Request request() {
-        return request(PUBLISH_BUCKETS, System.currentTimeMillis());
+    /** A publish or cancel request to the queue partition whose keys are {@code k}, with a memo bucket of the current window. */
+    static Request request(QueueKeys k) {
+        return request(MemoBuckets.ofPublishes(k), System.currentTimeMillis());
     }
 
     /** A publish or cancel request sent at {@code nowMs}, in the bucket {@code buckets} gives it. */

@@ -59,6 +59,18 @@ class MemoBucketsTest {
         assertThat(starts.size()).isGreaterThan(64);
     }
 
+    @Test
+    void eachQueueCountsItsOwnCalls() {
+        QueueKeys busy = new QueueKeys("p", "busy");
+        QueueKeys quiet = new QueueKeys("p", "quiet");
+        assertThat(MemoBuckets.ofPublishes(busy)).isSameAs(MemoBuckets.ofPublishes(new QueueKeys("p", "busy")));
+        // these two names fall on different counters (a shared one would only open more buckets)
+        assertThat(MemoBuckets.ofPublishes(busy)).isNotSameAs(MemoBuckets.ofPublishes(quiet));
+        long window = 10_000_000;
+        calls(MemoBuckets.ofPublishes(busy), window, 20_000);
+        assertThat(calls(MemoBuckets.ofPublishes(quiet), window + 1_000, 10)).hasSize(1);
+    }
+
     /** {@code count} calls sent within the window that begins at {@code windowStartMs}: memos per bucket used. */
     private Map<Integer, Integer> calls(MemoBuckets buckets, long windowStartMs, int count) {
         Map<Integer, Integer> memos = new HashMap<>();
