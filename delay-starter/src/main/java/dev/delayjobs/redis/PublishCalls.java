@@ -50,7 +50,7 @@ final class PublishCalls {
 
     CompletableFuture<List<PublishOutcome>> publishAsync(QueueKeys k, int partitions, List<NewJob> jobs) {
         String queue = k.queue();
-        RequestMemo.Request request = RequestMemo.request();
+        RequestMemo.Request request = RequestMemo.request(k);
         Object[] args = new Object[3 + jobs.size() * 4 + 1];
         args[0] = k.wakeChannel();
         args[1] = Integer.toString(jobs.size());

@@ -213,7 +213,7 @@ public final class RedisJobStore {
     /** {@link #cancel} without waiting: the reply completes the future on Redisson's I/O thread. */
     public CompletableFuture<Boolean> cancelAsync(String queue, String id) {
         QueueKeys k = keys(queue);
-        RequestMemo.Request memo = RequestMemo.request();
+        RequestMemo.Request memo = RequestMemo.request(k);
         return RedisCalls.completed("cancel on", queue, cancelScript.<Long>runAsync(script, Mode.READ_WRITE, ReturnType.LONG,
                 k.of(k.jobs(), k.delayed(), k.dead(), k.errors(), k.request(memo), k.successors(), k.claims(),
                         k.groups()), id, memo.field()))

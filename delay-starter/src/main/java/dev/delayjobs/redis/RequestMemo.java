@@ -181,19 +181,25 @@ public final class RequestMemo {
     /** How long the send time of the requests that share a memo bucket spans. */
     static final long BUCKET_WINDOW_MS = 1_000;
     /**
-     * Buckets per window for publishes and cancels: up to 128 x 512 = 65,536 calls a second into one
+     * Most buckets per window for publishes and cancels: up to 128 x 512 = 65,536 calls a second into one
      * partition keep every bucket under {@code hash-max-listpack-entries} (512), where a memo costs
      * ~20 bytes; above, a bucket turns into a hash table (~60 bytes a memo). Each call scans its
      * bucket's listpack twice (the replay check, the write): at 6,000 calls a second 32 buckets
-     * held ~190 memos each and the scans cost publish.lua ~2.5 us a call; 128 hold ~47.
+     * held ~190 memos each and the scans cost publish.lua ~2.5 us a call; 128 hold ~47. A JVM uses
+     * fewer while its calls fill them ({@link MemoBuckets}).
      */
     static final int BUCKETS = 128;
     /** Buckets per window for claims: fewer calls, and a reply of several ids makes the hash a hash table anyway. */
     static final int CLAIM_BUCKETS = 8;
 
-    /** A publish or cancel request, with a memo bucket of the current window. */
-    static Request request() {
-        return Request.draw("p", BUCKETS, System.currentTimeMillis());
+    /** A publish or cancel request to the queue partition whose keys are {@code k}, with a memo bucket of the current window. */
+    static Request request(QueueKeys k) {
+        return request(MemoBuckets.ofPublishes(k), System.currentTimeMillis());
+    }
+
+    /** A publish or cancel request sent at {@code nowMs}, in the bucket {@code buckets} gives it. */
+    static Request request(MemoBuckets buckets, long nowMs) {
+        return Request.of("p", buckets.next(nowMs, ThreadLocalRandom.current()), nowMs);
     }
 
     /** A claim request: claims have buckets of their own, so that their long replies leave the others' compact. */
@@ -212,11 +218,16 @@ public final class RequestMemo {
 
         /** A new request of family {@code family} ({@code p} or {@code c}) sent at {@code nowMs}. */
         static Request draw(String family, int buckets, long nowMs) {
+            return of(family, ThreadLocalRandom.current().nextInt(buckets), nowMs);
+        }
+
+        /** A new request of family {@code family} sent at {@code nowMs}, in bucket {@code bucket} of its window. */
+        static Request of(String family, int bucket, long nowMs) {
             ThreadLocalRandom random = ThreadLocalRandom.current();
             // 72 random bits: two requests of one bucket (a few hundred) never draw the same field
             byte[] bytes = new byte[9];
             random.nextBytes(bytes);
-            return new Request(family + ":" + Long.toString(nowMs / BUCKET_WINDOW_MS, 36) + ":" + random.nextInt(buckets),
+            return new Request(family + ":" + Long.toString(nowMs / BUCKET_WINDOW_MS, 36) + ":" + bucket,
                     Base64.getUrlEncoder().withoutPadding().encodeToString(bytes));
         }
     }

@@ -35,8 +35,8 @@
 -- 3 stored as the successor of the held job; or the error
 -- 'LAYOUT <count>', storing nothing, when the queue is laid out in another number of partitions.
 -- Commands: n HSETNX (an HGET and an HDEL more per keyed job that meets one), then for the whole
--- call: the memo's HGET, HSET and PTTL, the layout's HGET, TIME, one HINCRBY, one RPUSH of the due
--- jobs, and when it delays any, a ZRANGE of the head, one ZADD and a PUBLISH on wake when the
+-- call: the memo's HGET, HSET and PTTL (the memo is '' when every job was created: ALL_CREATED),
+-- the layout's HGET, TIME, one HINCRBY, one RPUSH of the due jobs, and when it delays any, a ZRANGE of the head, one ZADD and a PUBLISH on wake when the
 -- earliest beats the head; so a batch costs about one command per job.
 -- Cost: O(n log N). Per job, Lua formats one base-36 number (the due time of a delay, the age of
 -- an instant); the gen follows from the one before (next_gen36).
@@ -50,6 +50,11 @@ local function next_gen36(gen36, gen_next)
 end
 
 local prior = replayed(KEYS[7])
+if prior == ALL_CREATED then
+  local created = {}
+  for i = 1, tonumber(ARGV[2]) do created[i] = 1 end
+  return created
+end
 if prior then return prior end
 local layout = redis.call('HGET', KEYS[8], 'partitions')
 if layout and layout ~= ARGV[3] then return redis.error_reply('LAYOUT ' .. layout) end
@@ -69,6 +74,7 @@ local ready_groups, any_group = {}, false
 -- the group of each grouped id delayed by this call
 local delayed_group = {}
 local replaced_in_call = false
+local all_created = true
 for i = 0, n - 1 do
   local base = 4 + i * 4
   local id, kind, time36, payload = ARGV[base], ARGV[base + 1], ARGV[base + 2], ARGV[base + 3]
@@ -130,6 +136,7 @@ for i = 0, n - 1 do
     end
   end
   result[i + 1] = status
+  if status ~= 1 then all_created = false end
 end
 if replaced_in_call then
   local function kept(list)
@@ -170,4 +177,5 @@ if any_group then
 else
   call_in_chunks('RPUSH', KEYS[3], ready)
 end
-return remember(KEYS[7], result)
+-- the usual reply, every job created, is remembered as '' (_memo.lua)
+return remember(KEYS[7], result, all_created and '' or nil)

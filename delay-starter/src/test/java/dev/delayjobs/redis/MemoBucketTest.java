@@ -109,6 +109,71 @@ class MemoBucketTest {
         assertThat(bytes / (double) calls).as("bytes per memo").isLessThan(30);
     }
 
+    @Test
+    void aSecondOfOneThousandTwoHundredCallsFillsTwentyFiveBucketsAtUnderTwentyTwoBytesAMemo() {
+        // issue 26: 128 buckets for any rate left ~10 memos in each at this rate, a key (~130 bytes) per 10 memos
+        MemoBuckets buckets = new MemoBuckets(RequestMemo.BUCKETS);
+        long window = (System.currentTimeMillis() / RequestMemo.BUCKET_WINDOW_MS) * RequestMemo.BUCKET_WINDOW_MS;
+        int calls = 1_200;
+        for (int i = 0; i < calls; i++) {
+            RequestMemo.request(buckets, window - RequestMemo.BUCKET_WINDOW_MS + i * 999L / calls); // the window before: a steady rate
+        }
+        for (int i = 0; i < calls; i++) {
+            publish(LuaScript.load(Script.PUBLISH), RequestMemo.request(buckets, window + i * 999L / calls), "j" + i);
+        }
+        List<String> used = memoKeys();
+        long bytes = 0;
+        for (String bucket : used) {
+            bytes += redisson.getScript(StringCodec.INSTANCE).<Long>eval(Mode.READ_ONLY,
+                    "return redis.call('MEMORY', 'USAGE', KEYS[1], 'SAMPLES', '0')", ReturnType.LONG, List.of(bucket));
+        }
+        assertThat(bytes / (double) calls).as("bytes per memo").isLessThan(22);
+        assertThat(used).hasSize(calls / MemoBuckets.PER_BUCKET);
+    }
+
+    @Test
+    void aBatchWhoseJobsWereAllCreatedLeavesItsBucketCompactAndItsCopyAnswersEachCreated() {
+        // issue 26: the statuses of 1,000 jobs in MessagePack (1,003 bytes) turned the bucket into a hash table
+        RequestMemo.Request request = RequestMemo.Request.draw("p", 1, System.currentTimeMillis());
+        RequestMemo.Request single = new RequestMemo.Request(request.bucket(), "single");
+        publish(LuaScript.load(Script.PUBLISH), single, "s");
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 1_000; i++) {
+            ids.add("j" + i);
+        }
+        List<Object> first = publishBatch(request, ids, "0");
+        assertThat(first).hasSize(1_000).containsOnly(1L);
+
+        assertThat(redisson.getScript(StringCodec.INSTANCE).<Object>eval(Mode.READ_ONLY,
+                "return redis.call('OBJECT', 'ENCODING', KEYS[1])", ReturnType.VALUE, List.of(k.request(request))))
+                .isIn("listpack", "ziplist");
+        // the copies Redisson resent: each job created, not kept (which a second run would answer)
+        assertThat(publishBatch(request, ids, "0")).isEqualTo(first);
+        assertThat(publish(LuaScript.load(Script.PUBLISH), single, "s")).containsExactly(1L);
+        assertThat(redisson.getMap(k.jobs(), StringCodec.INSTANCE).size()).isEqualTo(1_001);
+    }
+
+    @Test
+    void aBatchThatKeptAJobRemembersEachStatus() {
+        publish(LuaScript.load(Script.PUBLISH), RequestMemo.Request.draw("p", 1, System.currentTimeMillis()), "a");
+        RequestMemo.Request request = RequestMemo.Request.draw("p", 1, System.currentTimeMillis());
+        assertThat(publishBatch(request, List.of("a", "b"), "0")).containsExactly(0L, 1L);
+        // a second run would answer 0, 0
+        assertThat(publishBatch(request, List.of("a", "b"), "0")).containsExactly(0L, 1L);
+    }
+
+    /** One publish call of {@code ids}, each due in 60 s, replace {@code replace} ('0' keep an existing job). */
+    private List<Object> publishBatch(RequestMemo.Request request, List<String> ids, String replace) {
+        List<Object> keys = k.of(k.jobs(), k.delayed(), k.ready(), k.stats(), k.dead(), k.errors(), k.request(request),
+                k.control(), k.successors(), k.claims(), k.groups(), k.groupsReady(), k.groupHeld());
+        List<Object> args = new ArrayList<>(List.of(k.wakeChannel(), Integer.toString(ids.size()), "1"));
+        for (String id : ids) {
+            args.addAll(List.of(id, "d" + replace, "1aao" /* 60000 ms, base 36 */, "1"));
+        }
+        args.add(request.field());
+        return LuaScript.load(Script.PUBLISH).run(script, Mode.READ_WRITE, ReturnType.LIST, keys, args.toArray());
+    }
+
     private List<Object> publish(LuaScript publish, RequestMemo.Request request, String id) {
         List<Object> keys = k.of(k.jobs(), k.delayed(), k.ready(), k.stats(), k.dead(), k.errors(), k.request(request),
                 k.control(), k.successors(), k.claims(), k.groups(), k.groupsReady(), k.groupHeld());

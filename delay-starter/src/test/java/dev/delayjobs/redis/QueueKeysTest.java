@@ -32,7 +32,7 @@ class QueueKeysTest {
         QueueKeys k = new QueueKeys("app", p);
         assertThat(k.jobs()).isEqualTo("app:{orders#1.11}:jobs");
         assertThat(k.dead()).isEqualTo("app:{orders#1.11}:dead");
-        for (String key : new String[] { k.jobs(), k.dead(), k.stats(), k.rateLog(), k.request(RequestMemo.request()),
+        for (String key : new String[] { k.jobs(), k.dead(), k.stats(), k.rateLog(), k.request(RequestMemo.request(k)),
                 k.request(RequestMemo.claimRequest()) }) {
             assertThat(dev.delayjobs.queue.ClusterSlot.of(key)).as(key).isEqualTo(p.slot());
         }
