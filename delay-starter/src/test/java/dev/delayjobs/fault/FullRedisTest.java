@@ -127,9 +127,20 @@ class FullRedisTest {
             // one publish every 100 ms meanwhile: refused until the consumers have freed memory
             AtomicBoolean probing = new AtomicBoolean(true);
             List<Long> refusedAt = new CopyOnWriteArrayList<>();
+            long squeezedTo = maxmemory;
             Thread prober = new Thread(() -> {
                 int n = 0;
+                long limit = squeezedTo;
                 while (probing.get()) {
+                    if (refusedAt.isEmpty()) {
+                        // until a probe is refused, the limit is kept a squeeze below used memory: the
+                        // loop above leaves used memory as little as half a squeeze above it, and
+                        // memory that is not the jobs' (a reply buffer, say) may be freed before the
+                        // first probe (once in a loaded full build: the first probe got in, and no
+                        // job ran while Redis refused writes)
+                        limit = Math.min(limit, memory(redis, "used_memory") - SQUEEZE_BYTES);
+                        RedisCli.call(redis.port(), "CONFIG", "SET", "maxmemory", Long.toString(limit));
+                    }
                     try {
                         accepted.add(publisher.publish(QUEUE, PublishRequest.of(new Work(-1 - n, "probe"))
                                 .key("probe-" + n++).delay(Duration.ZERO)));
