@@ -37,7 +37,9 @@
 -- Commands: n HSETNX (an HGET and an HDEL more per keyed job that meets one), then for the whole
 -- call: the memo's HGET, HSET and PTTL (the memo is '' when every job was created: ALL_CREATED),
 -- the layout's HGET, TIME, one HINCRBY, one RPUSH of the due jobs, and when it delays any, a ZRANGE of the head, one ZADD and a PUBLISH on wake when the
--- earliest beats the head; so a batch costs about one command per job.
+-- earliest beats the head; so a batch costs about one command per job. Grouped jobs add one HSET
+-- of their groups for the call, and per group one ZADD (delayed) or RPUSH (due), see _delayed.lua and
+-- _groups.lua.
 -- Cost: O(n log N). Per job, Lua formats one base-36 number (the due time of a delay, the age of
 -- an instant); the gen follows from the one before (next_gen36).
 -- The base-36 form of gen + 1 from that of gen (gen36): the last digit moves on, only a carry
@@ -73,6 +75,12 @@ local scored, ready, placed = {}, {}, {}
 local ready_groups, any_group = {}, false
 -- the group of each grouped id delayed by this call
 local delayed_group = {}
+-- the group each id stored by this call is written with (false: none), in one HSET at the end
+local group_written, written_ids = {}, {}
+local function write_group(id, g)
+  if group_written[id] == nil then written_ids[#written_ids + 1] = id end
+  group_written[id] = g
+end
 local replaced_in_call = false
 local all_created = true
 for i = 0, n - 1 do
@@ -108,12 +116,15 @@ for i = 0, n - 1 do
       -- the replacement is the newest intent: a successor left waiting by a retry or recovery goes
       redis.call('HDEL', KEYS[9], id)
       if old then redis.call('HDEL', KEYS[10], id) end
-      if group == '' then redis.call('HDEL', KEYS[11], id) end
+      if group == '' then
+        redis.call('HDEL', KEYS[11], id)
+        write_group(id, false)
+      end
       redis.call('HSET', KEYS[1], id, record)
     end
   end
   if (status == 1 or status == 2) and group ~= '' then
-    redis.call('HSET', KEYS[11], id, group)
+    write_group(id, group)
     any_group = true
   end
   if status == 1 or status == 2 then
@@ -173,6 +184,14 @@ if earliest ~= nil then
   wake_if_head(KEYS[2], ARGV[1], earliest, head)
 end
 if any_group then
+  local fields = {}
+  for _, id in ipairs(written_ids) do
+    if group_written[id] then
+      fields[#fields + 1] = id
+      fields[#fields + 1] = group_written[id]
+    end
+  end
+  call_in_chunks('HSET', KEYS[11], fields)
   push_by_group(ready, ready_groups, KEYS[3], KEYS[12], KEYS[13], false)
 else
   call_in_chunks('RPUSH', KEYS[3], ready)

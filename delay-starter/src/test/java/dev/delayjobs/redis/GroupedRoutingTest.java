@@ -198,6 +198,25 @@ class GroupedRoutingTest {
                 .as("nothing of the queue left but the memos of requests, which expire").isEmpty();
     }
 
+    @Test
+    void aKeyPublishedTwiceInOneCallKeepsTheGroupOfItsLastRequest() {
+        store.publish("q", List.of(new NewJob("k1", true, 60_000, true, "1").inGroup("a"),
+                new NewJob("k1", true, 60_000, true, "2"),
+                new NewJob("k2", true, 60_000, true, "1"),
+                new NewJob("k2", true, 60_000, true, "2").inGroup("b"),
+                new NewJob("k3", true, 0, true, "1").inGroup("a"),
+                new NewJob("k3", true, 0, true, "2").inGroup("c")));
+
+        assertThat(store.find("q", "k1").orElseThrow().group()).isNull();
+        assertThat(store.find("q", "k2").orElseThrow().group()).isEqualTo("b");
+        assertThat(store.find("q", "k3").orElseThrow().group()).isEqualTo("c");
+        assertThat(store.stats("q").delayed()).isEqualTo(2);
+        assertThat(redisson.getScoredSortedSet(k.delayed() + ":b", StringCodec.INSTANCE).readAll()).containsExactly("k2");
+        assertThat(redisson.getKeys().countExists(k.delayed() + ":a")).isZero();
+        assertThat(readyList("c")).containsExactly("k3");
+        assertThat(readyList("a")).isEmpty();
+    }
+
     private List<StoredJob> claim(String instance, int n, int groupLimit) {
         return partition().claim(new ClaimRequest(instance, n, n, Duration.ofSeconds(30), 1, null, 0, 1, groupLimit)).jobs();
     }
