@@ -41,9 +41,13 @@ end
 
 -- Puts each group of gs at the back of the rotation unless it is in it already: one HINCRBY and
 -- one ZADD NX for all (a group met in it already leaves its reserved turn unused, which is harmless:
--- turns are only compared).
+-- turns are only compared); one group as into_rotation.
 local function into_rotation_all(rotation_key, held_key, gs)
   if #gs == 0 then return end
+  if #gs == 1 then
+    into_rotation(rotation_key, held_key, gs[1])
+    return
+  end
   local last = redis.call('HINCRBY', held_key, '', #gs)
   local turns = {}
   for i, g in ipairs(gs) do
@@ -72,11 +76,13 @@ local function push_by_group(ids, groups, ready_key, rotation_key, held_key, fro
   end
   local cmd = front and 'LPUSH' or 'RPUSH'
   if front and lists[''] then drop_wake(ready_key) end
+  local named = {}
   for _, g in ipairs(order) do
     local list = lists[g]
     for i = 1, #list, 1000 do redis.call(cmd, group_list(ready_key, g), unpack(list, i, math.min(i + 999, #list))) end
-    if g ~= '' then into_rotation(rotation_key, held_key, g) end
+    if g ~= '' then named[#named + 1] = g end
   end
+  into_rotation_all(rotation_key, held_key, named)
   if #order > 1 or (order[1] and order[1] ~= '') then wake_consumers(ready_key) end
 end
 
