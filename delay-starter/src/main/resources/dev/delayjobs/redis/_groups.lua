@@ -57,23 +57,31 @@ local function into_rotation_all(rotation_key, held_key, gs)
   for i = 1, #turns, 1000 do redis.call('ZADD', rotation_key, 'NX', unpack(turns, i, math.min(i + 999, #turns))) end
 end
 
--- Pushes ids onto their groups' ready lists (RPUSH, or LPUSH when front) and puts those groups in
--- the rotation; groups[i] is the group of ids[i] (false or '': the default group). The default
--- group joins the rotation only once other groups are in it (claim.lua adds it then), so an
--- ungrouped queue never has one. Consumers waiting on ready are woken when grouped ids are pushed
--- (_wake_marker.lua: one LLEN).
-local function push_by_group(ids, groups, ready_key, rotation_key, held_key, front)
+-- Splits items into one list per group, each in the items' order: an entry is step items (1: an
+-- id; 2: a score and an id), group_of(i) ('' the default group) the group of the entry starting at
+-- items[i]. Returns the lists by group and the groups in the order first met.
+local function split_by_group(items, step, group_of)
   local lists, order = {}, {}
-  for i, id in ipairs(ids) do
-    local g = groups[i] or ''
+  for i = 1, #items, step do
+    local g = group_of(i)
     local list = lists[g]
     if not list then
       list = {}
       lists[g] = list
       order[#order + 1] = g
     end
-    list[#list + 1] = id
+    for j = i, i + step - 1 do list[#list + 1] = items[j] end
   end
+  return lists, order
+end
+
+-- Pushes ids onto their groups' ready lists (RPUSH, or LPUSH when front) and puts those groups in
+-- the rotation; groups[i] is the group of ids[i] (false or '': the default group). The default
+-- group joins the rotation only once other groups are in it (claim.lua adds it then), so an
+-- ungrouped queue never has one. Consumers waiting on ready are woken when grouped ids are pushed
+-- (_wake_marker.lua: one LLEN).
+local function push_by_group(ids, groups, ready_key, rotation_key, held_key, front)
+  local lists, order = split_by_group(ids, 1, function(i) return groups[i] or '' end)
   local cmd = front and 'LPUSH' or 'RPUSH'
   if front and lists[''] then drop_wake(ready_key) end
   local named = {}

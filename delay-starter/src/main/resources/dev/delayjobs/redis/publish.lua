@@ -165,18 +165,8 @@ if earliest ~= nil then
   local head = head_score(KEYS[2])
   if any_group then
     -- grouped jobs go to their groups' zsets, the rest to delayed, in one ZADD per 1000
-    local by_group, groups_met = { [''] = {} }, { '' }
-    for i = 1, #scored, 2 do
-      local g = delayed_group[scored[i + 1]] or ''
-      local list = by_group[g]
-      if not list then
-        list = {}
-        by_group[g] = list
-        groups_met[#groups_met + 1] = g
-      end
-      list[#list + 1] = scored[i]
-      list[#list + 1] = scored[i + 1]
-    end
+    local by_group, groups_met = split_by_group(scored, 2,
+      function(i) return delayed_group[scored[i + 1]] or '' end)
     add_delayed_groups(KEYS[2], by_group, groups_met)
   else
     call_in_chunks('ZADD', KEYS[2], scored)
