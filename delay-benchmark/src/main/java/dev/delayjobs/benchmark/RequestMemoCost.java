@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntConsumer;
 
 import org.redisson.api.RDelayedQueue;
 import org.redisson.api.RedissonClient;
@@ -57,23 +58,7 @@ public final class RequestMemoCost {
             waitForNoMemo(resp);
             long before = usedMemory(resp);
             long start = System.nanoTime();
-            AtomicInteger next = new AtomicInteger();
-            List<Thread> threads = new ArrayList<>();
-            for (int t = 0; t < THREADS; t++) {
-                Thread thread = new Thread(() -> {
-                    for (int i = next.getAndIncrement(); i < JOBS; i = next.getAndIncrement()) {
-                        while (Pace.dueBy(start, RATE, JOBS) <= i) {
-                            Pace.sleepMs(1);
-                        }
-                        publisher.publish("memo", payload, Duration.ofHours(1));
-                    }
-                });
-                thread.start();
-                threads.add(thread);
-            }
-            for (Thread thread : threads) {
-                thread.join();
-            }
+            paced(i -> publisher.publish("memo", payload, Duration.ofHours(1)));
             double seconds = (System.nanoTime() - start) / 1e9;
             long withMemos = usedMemory(resp);
             long memoKeys = memoKeys(resp);
@@ -132,6 +117,17 @@ public final class RequestMemoCost {
         Pace.sleepMs(200);
         RDelayedQueue<String> queue = redisson.getDelayedQueue(redisson.getBlockingQueue("anchor", StringCodec.INSTANCE));
         long before = usedMemory(resp);
+        paced(i -> {
+            String head = System.currentTimeMillis() + 3_600_000 + ":" + i + ":";
+            queue.offer(head + "y".repeat(100 - head.length()), 1, TimeUnit.HOURS);
+        });
+        double bytes = (usedMemory(resp) - before) / (double) JOBS;
+        queue.destroy();
+        return bytes;
+    }
+
+    /** Calls {@code call} with 0 to JOBS - 1 from THREADS threads, at RATE calls a second in all; returns when all returned. */
+    private static void paced(IntConsumer call) throws InterruptedException {
         long start = System.nanoTime();
         AtomicInteger next = new AtomicInteger();
         List<Thread> threads = new ArrayList<>();
@@ -141,8 +137,7 @@ public final class RequestMemoCost {
                     while (Pace.dueBy(start, RATE, JOBS) <= i) {
                         Pace.sleepMs(1);
                     }
-                    String head = System.currentTimeMillis() + 3_600_000 + ":" + i + ":";
-                    queue.offer(head + "y".repeat(100 - head.length()), 1, TimeUnit.HOURS);
+                    call.accept(i);
                 }
             });
             thread.start();
@@ -151,9 +146,6 @@ public final class RequestMemoCost {
         for (Thread thread : threads) {
             thread.join();
         }
-        double bytes = (usedMemory(resp) - before) / (double) JOBS;
-        queue.destroy();
-        return bytes;
     }
 
     private static long usedMemory(RespClient resp) {
