@@ -69,6 +69,19 @@ local function put_claim(claims_key, id, c)
   if entry then redis.call('HSET', claims_key, id, entry) else redis.call('HDEL', claims_key, id) end
 end
 
+-- The gen, hold and attempts of an entry of the common held form gen,ar,due (no group), read as
+-- once started (as_started below), without the table claim_of builds: what an ack nearly always
+-- meets. nil for an entry of any other form (read it with claim_of).
+local function plain_held_as_started(entry)
+  local gen, ar = string.match(entry, '^([%d%l]+),([%d%l]+),%-?[%d%l]+$')
+  if not gen or not fits_one(ar) then return nil end
+  local flags = tonumber(ar, 36)
+  local low = flags % 8
+  local hold, attempts = low % 4, (flags - low) / 8
+  if hold == PREFETCHED then return gen, RUNNING, attempts + 1 end
+  return gen, hold, attempts
+end
+
 -- Reads a PREFETCHED claim as it is once started (attempts + 1, RUNNING): what its claim handed
 -- out, what its start mark makes of it, and how an outcome that overtook the mark sees it.
 -- Returns whether it was PREFETCHED.

@@ -1,3 +1,4 @@
+--! include: _chunks
 -- Delayed jobs by group (docs/architecture.md#groups). A job of the default group waits in the
 -- queue's delayed zset, scored with its due time (epoch ms). A job of group g waits in the zset
 -- <delayed>:<g>, and the delayed zset holds one mark for g: the member MARK .. g (no id or group has
@@ -45,11 +46,9 @@ local function add_delayed_groups(delayed_key, by_group, groups)
   for _, g in ipairs(groups) do
     local scored = by_group[g]
     if #scored > 0 and g == '' then
-      for i = 1, #scored, 1000 do redis.call('ZADD', delayed_key, unpack(scored, i, math.min(i + 999, #scored))) end
+      call_in_chunks('ZADD', delayed_key, scored)
     elseif #scored > 0 then
-      local set = group_delayed(delayed_key, g)
-      local added = 0
-      for i = 1, #scored, 1000 do added = added + redis.call('ZADD', set, unpack(scored, i, math.min(i + 999, #scored))) end
+      local added = call_in_chunks('ZADD', group_delayed(delayed_key, g), scored)
       jobs_added = jobs_added + added
       if added * 2 < #scored then
         -- a job moved: its old due time may have been the group's earliest
@@ -64,11 +63,8 @@ local function add_delayed_groups(delayed_key, by_group, groups)
   end
   if jobs_added > 0 then redis.call('HINCRBY', delayed_counts(delayed_key), 'jobs', jobs_added) end
   if #marks > 0 then
-    local new_marks = 0
     -- LT: an existing mark moves only to an earlier time
-    for i = 1, #marks, 1000 do
-      new_marks = new_marks + redis.call('ZADD', delayed_key, 'LT', unpack(marks, i, math.min(i + 999, #marks)))
-    end
+    local new_marks = call_in_chunks('ZADD', delayed_key, marks, 'LT')
     if new_marks > 0 then redis.call('HINCRBY', delayed_counts(delayed_key), 'marks', new_marks) end
   end
 end
@@ -97,6 +93,37 @@ local function delayed_score(delayed_key, groups_key, id)
   return g and redis.call('ZSCORE', group_delayed(delayed_key, g), id) or false
 end
 
+-- The due times of ids (false for one not delayed), groups[i] the group of ids[i] (false or nil:
+-- the default group). A group's zset has jobs exactly while its mark is in the delayed zset: one
+-- ZMSCORE of the ids and of their groups' marks, then one of a group's zset only for a group
+-- marked. O(#ids log N), at most 1000 ids.
+local function delayed_scores(delayed_key, ids, groups)
+  local probe, marked, of_group = {}, {}, {}
+  for i, id in ipairs(ids) do
+    probe[i] = id
+    local own = groups[i]
+    if own then
+      if not of_group[own] then
+        of_group[own] = {}
+        marked[#marked + 1] = own
+      end
+      local at = of_group[own]
+      at[#at + 1] = i
+    end
+  end
+  for j, own in ipairs(marked) do probe[#ids + j] = MARK .. own end
+  local scores = redis.call('ZMSCORE', delayed_key, unpack(probe))
+  for j, own in ipairs(marked) do
+    if scores[#ids + j] then
+      local at, members = of_group[own], {}
+      for m, i in ipairs(at) do members[m] = ids[i] end
+      local in_group = redis.call('ZMSCORE', group_delayed(delayed_key, own), unpack(members))
+      for m, i in ipairs(at) do scores[i] = scores[i] or in_group[m] end
+    end
+  end
+  return scores
+end
+
 -- Takes, from each group of gs, up to most jobs due by time (epoch ms) out of its zset, earliest
 -- first, and rescores the marks. Returns the ids taken of each group, in the order of gs. Per
 -- group one ZRANGE and one ZREMRANGEBYRANK, then one ZADD, one ZREM and one HMGET/HINCRBY pair
@@ -121,16 +148,11 @@ local function take_due_of_groups(delayed_key, gs, time, most)
     total = total + #ids
     taken[i] = ids
   end
-  if #heads > 0 then
-    for i = 1, #heads, 1000 do redis.call('ZADD', delayed_key, 'XX', unpack(heads, i, math.min(i + 999, #heads))) end
-  end
+  call_in_chunks('ZADD', delayed_key, heads, 'XX')
   local counts = delayed_counts(delayed_key)
   if total > 0 then redis.call('HINCRBY', counts, 'jobs', -total) end
-  if #emptied > 0 then
-    local removed = 0
-    for i = 1, #emptied, 1000 do removed = removed + redis.call('ZREM', delayed_key, unpack(emptied, i, math.min(i + 999, #emptied))) end
-    if removed > 0 then redis.call('HINCRBY', counts, 'marks', -removed) end
-  end
+  local removed = call_in_chunks('ZREM', delayed_key, emptied)
+  if removed > 0 then redis.call('HINCRBY', counts, 'marks', -removed) end
   return taken
 end
 

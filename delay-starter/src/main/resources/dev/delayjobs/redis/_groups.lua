@@ -54,7 +54,7 @@ local function into_rotation_all(rotation_key, held_key, gs)
     turns[#turns + 1] = last - #gs + i
     turns[#turns + 1] = g
   end
-  for i = 1, #turns, 1000 do redis.call('ZADD', rotation_key, 'NX', unpack(turns, i, math.min(i + 999, #turns))) end
+  call_in_chunks('ZADD', rotation_key, turns, 'NX')
 end
 
 -- Splits items into one list per group, each in the items' order: an entry is step items (1: an
@@ -87,7 +87,7 @@ local function push_by_group(ids, groups, ready_key, rotation_key, held_key, fro
   local named = {}
   for _, g in ipairs(order) do
     local list = lists[g]
-    for i = 1, #list, 1000 do redis.call(cmd, group_list(ready_key, g), unpack(list, i, math.min(i + 999, #list))) end
+    call_in_chunks(cmd, group_list(ready_key, g), list)
     if g ~= '' then named[#named + 1] = g end
   end
   into_rotation_all(rotation_key, held_key, named)

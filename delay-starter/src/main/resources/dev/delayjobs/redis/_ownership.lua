@@ -19,14 +19,9 @@ end
 -- group (gen,ar,due: what an ack nearly always meets) is matched in place, no table built.
 local function claim_to_let_go(entry, gen, attempt)
   if entry then
-    local g, ar = string.match(entry, '^([%d%l]+),([%d%l]+),%-?[%d%l]+$')
-    if g and #ar <= 12 then
-      if g ~= gen then return nil end
-      local flags = tonumber(ar, 36)
-      local low = flags % 8
-      local hold, attempts = low % 4, (flags - low) / 8
-      if hold == PREFETCHED then hold, attempts = RUNNING, attempts + 1 end
-      if attempts ~= tonumber(attempt) then return nil end
+    local g, hold, attempts = plain_held_as_started(entry)
+    if g then
+      if g ~= gen or attempts ~= tonumber(attempt) then return nil end
       return hold == RUNNING, nil
     end
   end

@@ -196,32 +196,7 @@ local function check(batch, listed)
   local entries = redis.call('HMGET', KEYS[13], unpack(batch))
   local dead = redis.call('ZMSCORE', KEYS[5], unpack(batch))
   local groups = any_groups and redis.call('HMGET', KEYS[14], unpack(batch)) or {}
-  -- delayed: a default group's job is in the delayed zset, a grouped job in its group's zset, which
-  -- has jobs exactly while the group's mark is in the delayed zset (_delayed.lua): one ZMSCORE of
-  -- the ids and of the batch's groups' marks, then one of a group's zset only for a group marked
-  local probe, marked, of_group = {}, {}, {}
-  for i, id in ipairs(batch) do
-    probe[i] = id
-    local own = groups[i]
-    if own then
-      if not of_group[own] then
-        of_group[own] = {}
-        marked[#marked + 1] = own
-      end
-      local at = of_group[own]
-      at[#at + 1] = i
-    end
-  end
-  for j, own in ipairs(marked) do probe[#batch + j] = MARK .. own end
-  local delayed = redis.call('ZMSCORE', KEYS[4], unpack(probe))
-  for j, own in ipairs(marked) do
-    if delayed[#batch + j] then
-      local at, members = of_group[own], {}
-      for m, i in ipairs(at) do members[m] = batch[i] end
-      local scores = redis.call('ZMSCORE', group_delayed(KEYS[4], own), unpack(members))
-      for m, i in ipairs(at) do delayed[i] = delayed[i] or scores[m] end
-    end
-  end
+  local delayed = delayed_scores(KEYS[4], batch, groups)
   local strays, stray_groups = {}, {}
   local per_id = type(listed) == 'table'
   for i, id in ipairs(batch) do
@@ -430,7 +405,7 @@ if #ids > 0 then
       starts[#starts + 1] = out[1]
       starts[#starts + 1] = (seq - #ids + i)
     end
-    for i = 1, #starts, 1000 do redis.call('ZADD', KEYS[12], unpack(starts, i, math.min(i + 999, #starts))) end
+    call_in_chunks('ZADD', KEYS[12], starts)
     redis.call('PEXPIRE', KEYS[12], window * 2)
     -- the limit is reached: say when the next job may start, so the consumer waits instead of asking
     if redis.call('ZCARD', KEYS[12]) >= permits then out[2] = next_permit() end

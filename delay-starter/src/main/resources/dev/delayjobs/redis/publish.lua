@@ -73,9 +73,8 @@ local result = {}
 local scored, ready, placed = {}, {}, {}
 -- the group of each ready id (false: the default group), only once a grouped job is met
 local ready_groups, any_group = {}, false
--- the group of each grouped id delayed by this call
-local delayed_group = {}
--- the group each id stored by this call is written with (false: none), in one HSET at the end
+-- the group each id stored by this call is written with (false: none), in one HSET at the end;
+-- also what splits the delayed ones by group
 local group_written, written_ids = {}, {}
 local function write_group(id, g)
   if group_written[id] == nil then written_ids[#written_ids + 1] = id end
@@ -142,7 +141,6 @@ for i = 0, n - 1 do
       scored[#scored + 1] = due
       scored[#scored + 1] = id
       placed[id] = -(#scored - 1)
-      delayed_group[id] = group ~= '' and group or nil
       if earliest == nil or due < earliest then earliest = due end
     end
   end
@@ -166,7 +164,7 @@ if earliest ~= nil then
   if any_group then
     -- grouped jobs go to their groups' zsets, the rest to delayed, in one ZADD per 1000
     local by_group, groups_met = split_by_group(scored, 2,
-      function(i) return delayed_group[scored[i + 1]] or '' end)
+      function(i) return group_written[scored[i + 1]] or '' end)
     add_delayed_groups(KEYS[2], by_group, groups_met)
   else
     call_in_chunks('ZADD', KEYS[2], scored)
