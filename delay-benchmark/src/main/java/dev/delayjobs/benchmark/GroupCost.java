@@ -5,9 +5,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 
 import dev.delayjobs.DelayPublisher;
@@ -71,12 +69,7 @@ public final class GroupCost {
         int runs = Integer.getInteger("cost.runs", 3);
         try (RedisServerProcess redis = RedisServerProcess.builder().binary(RedisServerProcess.onPath().orElse(null)).start();
                 RedisProbe probe = new RedisProbe(redis.host(), redis.port());
-                ConfigurableApplicationContext app = new SpringApplicationBuilder(ConsumerApp.class)
-                        .web(WebApplicationType.NONE)
-                        .properties("spring.data.redis.host=" + redis.host(), "spring.data.redis.port=" + redis.port(),
-                                "spring.main.banner-mode=off", "logging.level.root=warn", "delay.key-prefix=cost",
-                                "delay.consumer.concurrency=8")
-                        .run()) {
+                ConfigurableApplicationContext app = BenchmarkApps.consumer(ConsumerApp.class, redis, "cost")) {
             System.out.println("# group cost: " + jobs + " jobs due at one instant per phase, one consumer JVM, "
                     + "concurrency 8, no-op handlers; Redis " + probe.version() + " (" + redis.binary() + "), "
                     + Runtime.getRuntime().availableProcessors() + " cores, Java " + System.getProperty("java.version"));

@@ -11,9 +11,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 
 import dev.delayjobs.DelayPublisher;
@@ -90,12 +88,7 @@ public final class GroupFlood {
         int runs = Integer.getInteger("flood.runs", 3);
         try (RedisServerProcess redis = RedisServerProcess.builder().binary(RedisServerProcess.onPath().orElse(null)).start();
                 RedisProbe probe = new RedisProbe(redis.host(), redis.port());
-                ConfigurableApplicationContext app = new SpringApplicationBuilder(ConsumerApp.class)
-                        .web(WebApplicationType.NONE)
-                        .properties("spring.data.redis.host=" + redis.host(), "spring.data.redis.port=" + redis.port(),
-                                "spring.main.banner-mode=off", "logging.level.root=warn", "delay.key-prefix=flood",
-                                "delay.consumer.concurrency=8")
-                        .run()) {
+                ConfigurableApplicationContext app = BenchmarkApps.consumer(ConsumerApp.class, redis, "flood")) {
             System.out.println("# group flood: A " + aJobs + " jobs due at T, B " + bJobs + " due at T+1 s, one consumer"
                     + " JVM, concurrency 8, no-op handlers; Redis " + probe.version() + " (" + redis.binary() + "), "
                     + Runtime.getRuntime().availableProcessors() + " cores, Java " + System.getProperty("java.version"));

@@ -10,9 +10,7 @@ import java.util.function.IntFunction;
 import com.sun.management.OperatingSystemMXBean;
 
 import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 
@@ -76,12 +74,7 @@ public final class UpcasterCost {
 
     public static void main(String[] args) throws InterruptedException {
         try (RedisServerProcess redis = RedisServerProcess.builder().binary(RedisServerProcess.onPath().orElse(null)).start();
-                ConfigurableApplicationContext app = new SpringApplicationBuilder(ConsumerApp.class)
-                        .web(WebApplicationType.NONE)
-                        .properties("spring.data.redis.host=" + redis.host(), "spring.data.redis.port=" + redis.port(),
-                                "spring.main.banner-mode=off", "logging.level.root=warn", "delay.key-prefix=upcast-cost",
-                                "delay.consumer.concurrency=8")
-                        .run()) {
+                ConfigurableApplicationContext app = BenchmarkApps.consumer(ConsumerApp.class, redis, "upcast-cost")) {
             System.out.println("# upcaster cost: " + JOBS + " due jobs per run drained by no-op handlers, concurrency 8, "
                     + "Redis " + redis.address() + ", " + Runtime.getRuntime().availableProcessors() + " cores");
             System.out.println("| run | jobs at | handled/s | consumer CPU µs/job |");
