@@ -162,7 +162,7 @@ public final class ScheduleStore {
                 ReturnType.LIST, k.of(k.schedules(), k.schedulesParked(), k.scheduleAhead(), k.scheduleAheadDue()),
                 Long.toString(-after.toMillis()),
                 Integer.toString(max), "0", "0"));
-        return due(r);
+        return ScheduleReplies.due(r);
     }
 
     /** A parked schedule that still has {@code spec} is looked at again later. */
@@ -199,19 +199,7 @@ public final class ScheduleStore {
                 ReturnType.LIST, k.of(k.schedules(), k.scheduleTicks(), k.scheduleAhead(), k.scheduleAheadDue()),
                 Long.toString(lookaheadMs), Integer.toString(max),
                 Long.toString(soonMs), Integer.toString(offset)));
-        return due(r);
-    }
-
-    private static Due due(List<Object> r) {
-        List<DueSchedule> schedules = new ArrayList<>();
-        for (int i = 3; i + 2 < r.size(); i += 3) {
-            String value = r.get(i + 2).toString();
-            int newline = value.indexOf('\n');
-            schedules.add(new DueSchedule(r.get(i).toString(), (long) Double.parseDouble(r.get(i + 1).toString()),
-                    value.substring(0, newline), value.substring(newline + 1)));
-        }
-        return new Due(Long.parseLong(r.get(0).toString()), Long.parseLong(r.get(1).toString()),
-                Long.parseLong(r.get(2).toString()), schedules);
+        return ScheduleReplies.due(r);
     }
 
     /**
@@ -247,17 +235,7 @@ public final class ScheduleStore {
                 ReturnType.LIST, k.of(k.schedules(), k.scheduleTicks(), k.jobs(), k.delayed(), k.ready(), k.stats(),
                         k.control(), k.dead(), k.scheduleLast(), k.scheduleOutcomes(), k.scheduleAhead(),
                         k.scheduleAheadDue()), args.toArray()));
-        List<Stepped> out = new ArrayList<>();
-        for (Object o : r) {
-            int status = Integer.parseInt(o.toString());
-            out.add(switch (status) {
-                case 1 -> Stepped.PUBLISHED;
-                case 2 -> Stepped.SKIPPED;
-                case 3 -> Stepped.OVERLAPPED;
-                default -> Stepped.MOVED_ON;
-            });
-        }
-        return out;
+        return ScheduleReplies.stepped(r);
     }
 
     /**
@@ -303,9 +281,7 @@ public final class ScheduleStore {
                 return null;
             }
             Double tick = redisson.<String>getScoredSortedSet(k.scheduleTicks(), StringCodec.INSTANCE).getScore(name);
-            int newline = value.indexOf('\n');
-            return new StoredSchedule(name, value.substring(0, newline), value.substring(newline + 1),
-                    tick == null ? null : tick.longValue());
+            return ScheduleReplies.stored(name, value, tick == null ? null : tick.longValue());
         });
     }
 
@@ -315,19 +291,7 @@ public final class ScheduleStore {
         List<Object> r = RedisCalls.call("list the schedules of", queue.name(), () -> PAGE.run(script, Mode.READ_WRITE,
                 ReturnType.LIST, k.of(k.schedules(), k.scheduleTicks(), k.scheduleOutcomes(), k.scheduleDeclared(),
                         k.schedulesParked()), cursor, Integer.toString(count)));
-        List<Listed> schedules = new ArrayList<>();
-        for (int i = 2; i + 5 < r.size(); i += 6) {
-            String value = r.get(i + 1).toString();
-            int newline = value.indexOf('\n');
-            String tick = r.get(i + 2).toString();
-            String outcome = r.get(i + 3).toString();
-            String declared = r.get(i + 4).toString();
-            schedules.add(new Listed(new StoredSchedule(r.get(i).toString(), value.substring(0, newline),
-                    value.substring(newline + 1), tick.isEmpty() ? null : (long) Double.parseDouble(tick)),
-                    outcome.isEmpty() ? null : TickOutcome.parse(outcome),
-                    declared.isEmpty() ? null : (long) Double.parseDouble(declared), "1".equals(r.get(i + 5).toString())));
-        }
-        return new Page(r.get(0).toString(), Long.parseLong(r.get(1).toString()), schedules);
+        return ScheduleReplies.page(r);
     }
 
     private QueueKeys keys(Partition queue) {

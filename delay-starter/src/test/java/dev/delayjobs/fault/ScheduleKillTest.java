@@ -62,7 +62,7 @@ class ScheduleKillTest {
             // each tick's first attempt works 1.5 s, longer than the rate: a consumer is always in
             // the middle of one; a tick handed back after a kill works 10 ms
             // stored as another instance would, which then left: the consumers find it within
-            // ScheduleTimer.IDLE_RECHECK (10 s), when its first ticks may count as missed (5 s late);
+            // QueueTicks.IDLE_RECHECK (10 s), when its first ticks may count as missed (5 s late);
             // FIRE_ALL makes those jobs too, so that every tick from the first is handled
             long first = declare(redis, prefix, ScheduleSpec.fixedRate(Duration.ofMillis(RATE_MS), Misfire.FIRE_ALL),
                     "{\"n\":0,\"firstWorkMs\":1500,\"laterWorkMs\":10}");

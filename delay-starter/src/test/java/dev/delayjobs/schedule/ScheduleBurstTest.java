@@ -84,7 +84,7 @@ class ScheduleBurstTest {
             ScheduleSpec spec = daily(instant);
             // enough on the instant for the timer to publish them well ahead of it (those below first: earliest
             // first, then by name)
-            int fillers = ScheduleTimer.BURST_THRESHOLD + 100;
+            int fillers = QueueTicks.BURST_THRESHOLD + 100;
             create(schedules, "filler-", fillers, spec);
             for (String name : List.of("a-removed", "a-paused", "a-new-payload", "a-new-spec", "a-kept")) {
                 schedules.create("burst", name, spec, Map.of("v", 1));

@@ -61,7 +61,7 @@ class ScheduleTimerIdleTest {
             ScheduleSpec everySecond = ScheduleSpec.fixedRate(Duration.ofSeconds(1), Misfire.FIRE_ALL);
             app.getBean(ScheduleStore.class).declare(timer.home(plain), "elsewhere", everySecond.text(), "{}",
                     everySecond.next(created).toEpochMilli(), false);
-            await().atMost(ScheduleTimer.IDLE_RECHECK.plusSeconds(10)).until(() -> recorder.deliveries().stream()
+            await().atMost(QueueTicks.IDLE_RECHECK.plusSeconds(10)).until(() -> recorder.deliveries().stream()
                     .anyMatch(d -> d.id().startsWith("elsewhere@")));
             // found, it is read every period from then on
             long found = timer.dueReads(plain);
