@@ -37,7 +37,8 @@ import org.redisson.client.codec.StringCodec;
  * name is a file {@code _<name>.lua} of this package, which may name includes of its own. The
  * source is every include once, those an include names before it, in the order named, then the
  * script: plain Lua (the directive is a comment), so a reader sees which functions a script can
- * call, and Redis runs nothing else.
+ * call. Of each include, only the functions the script reaches go in, with all the rest
+ * (constants): Redis builds every function of the text again at each call ({@link IncludedFunctions}).
  *
  * <p>A script that includes {@code _memo} gets a first line defining {@code MEMO_MS}, the
  * lifetime of request memos ({@link RequestMemo}): Redisson's defaults' as loaded, the client's
@@ -69,12 +70,12 @@ final class LuaScript {
         String name = script.file();
         String text = read(name + ".lua");
         Set<String> includes = includes(name, text, new ArrayDeque<>());
-        StringBuilder body = new StringBuilder();
+        List<IncludedFunctions.Include> files = new ArrayList<>();
         for (String include : includes) {
-            body.append(read(include + ".lua")).append('\n');
+            files.add(new IncludedFunctions.Include(include, read(include + ".lua") + "\n"));
         }
-        body.append(text);
-        return new LuaScript(script, body.toString(), includes.contains(MEMO), RequestMemo.DEFAULT_LIFETIME_MS);
+        String body = IncludedFunctions.reachedBy(text, files) + text;
+        return new LuaScript(script, body, includes.contains(MEMO), RequestMemo.DEFAULT_LIFETIME_MS);
     }
 
     /**

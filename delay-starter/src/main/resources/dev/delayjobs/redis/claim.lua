@@ -52,7 +52,7 @@
 -- whose record is gone, delayed, dead or already held (its claim entry says so) is dropped here. A record that is not in
 -- the job format (written by hand, or corrupted) goes to the dead set, never to a consumer.
 -- The ready ids are popped, read and checked a batch at a time (LPOP count, HMGET of records and of
--- claim entries, ZMSCORE: Redis 6.2+; with groups, one batch for all groups visited), and the claimed ones are written with one HSET of their claim
+-- claim entries, ZMSCORE: Redis 6.2+; the dead set's only while it exists; with groups, one batch for all groups visited), and the claimed ones are written with one HSET of their claim
 -- entries and one RPUSH: a few commands per call instead of six per job. An id popped twice in one
 -- call is taken once.
 -- Under a rate limit a claim takes only the jobs that start now, none for the buffer: the rate log
@@ -188,13 +188,16 @@ local seen, fields, ids = {}, {}, {}
 -- jobs taken per group, the groups whose lists a stray was pushed onto in this call, and whether any was
 local got, refilled, strayed = {}, {}, false
 local any_groups = redis.call('EXISTS', KEYS[14]) == 1
+-- no dead job in the queue (the usual case): no id is looked up in the dead set, but for one this
+-- call buries, which seen[] already covers
+local any_dead = redis.call('EXISTS', KEYS[5]) == 1
 -- checks a batch of popped ids, listed the group whose list they came from ('' the default group;
 -- a table: listed[i] for batch[i]), and takes the ready ones in batch order: the stale ones are
 -- dropped, the unreadable ones buried, the ones of another group moved to their own group's list
 local function check(batch, listed)
   local recs = redis.call('HMGET', KEYS[3], unpack(batch))
   local entries = redis.call('HMGET', KEYS[13], unpack(batch))
-  local dead = redis.call('ZMSCORE', KEYS[5], unpack(batch))
+  local dead = any_dead and redis.call('ZMSCORE', KEYS[5], unpack(batch)) or {}
   local groups = any_groups and redis.call('HMGET', KEYS[14], unpack(batch)) or {}
   local delayed = delayed_scores(KEYS[4], batch, groups)
   local strays, stray_groups = {}, {}

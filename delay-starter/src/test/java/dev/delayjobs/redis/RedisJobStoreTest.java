@@ -56,6 +56,35 @@ class RedisJobStoreTest {
     }
 
     @Test
+    void readyIdOfADeadJobIsSkippedAndTheJobStaysDead() {
+        store.publish("q", List.of(new NewJob("d", true, 0, false, "1")));
+        StoredJob dying = store.partition(whole("q")).claim(request("i1", 1, Duration.ofSeconds(10), 1)).jobs().get(0);
+        assertThat(store.partition(whole("q")).bury("i1", dying, "broken")).isTrue();
+        // a stale id of the dead job left in ready (claim reads the dead set only while it exists)
+        redisson.getList(keys.ready(), StringCodec.INSTANCE).add("d");
+        store.publish("q", List.of(new NewJob("next", true, 0, false, "2")));
+
+        Claim claim = store.partition(whole("q")).claim(request("i1", 10, Duration.ofSeconds(10), 1));
+
+        assertThat(claim.jobs()).extracting(StoredJob::id).containsExactly("next");
+        assertThat(store.find("q", "d").orElseThrow().state()).isEqualTo(JobState.DEAD);
+    }
+
+    @Test
+    void aRecordBuriedByAClaimIsNotTakenWhenItsIdComesAgainInTheSameClaim() {
+        // no dead set before this claim: the id it buries is met again in the same call
+        redisson.getMap(keys.jobs(), StringCodec.INSTANCE).put("garbage", "{not a job record");
+        redisson.getList(keys.ready(), StringCodec.INSTANCE).addAll(List.of("garbage", "garbage"));
+        store.publish("q", List.of(new NewJob("good", true, 0, false, "1")));
+
+        Claim claim = store.partition(whole("q")).claim(request("i1", 10, Duration.ofSeconds(10), 1));
+
+        assertThat(claim.jobs()).extracting(StoredJob::id).containsExactly("good");
+        assertThat(store.find("q", "garbage").orElseThrow().state()).isEqualTo(JobState.DEAD);
+        assertThat(redisson.getScoredSortedSet(keys.dead(), StringCodec.INSTANCE).size()).isEqualTo(1);
+    }
+
+    @Test
     void readyIdWithoutRecordIsSkipped() {
         redisson.getList(keys.ready(), StringCodec.INSTANCE).add("vanished");
         store.publish("q", List.of(new NewJob("present", true, 0, false, "1")));
