@@ -23,7 +23,7 @@ import dev.delayjobs.embeddedredis.RedisServerProcess;
  * runs 3 times per engine, the engines' order alternating between runs; markdown goes to stdout.
  * Run with
  * {@code java -cp delay-benchmark/target/delay-benchmark.jar -Dloader.main=dev.delayjobs.benchmark.SeparateJvmBenchmark org.springframework.boot.loader.launch.PropertiesLauncher}
- * (options: {@code --runs=3 --seconds=20 --scenarios=1000,1500,3000,burst --burst=10000}; {@code --warm-up-jobs=N}
+ * (options: {@code --runs=3 --seconds=20 --scenarios=1000,1500,3000,burst --burst=10000 --engines=starter,anchor}; {@code --warm-up-jobs=N}
  * is a diagnostic: each consumer first handles a burst of N jobs, so it is no longer cold;
  * {@code --prefetch=N} sets the starter consumer's {@code delay.consumer.prefetch}, which otherwise
  * follows the workers' pace). In the burst scenario each consumer JVM then takes a second burst of the
@@ -72,6 +72,7 @@ public final class SeparateJvmBenchmark {
         boolean secondBurst = Boolean.parseBoolean(option(args, "second-burst", "true"));
         // "profile", or a .jfc file of JFR settings
         String jfr = option(args, "consumer-jfr", "");
+        List<String> engines = Arrays.asList(option(args, "engines", String.join(",", ENGINES)).split(","));
         List<Scenario> scenarios = new ArrayList<>();
         for (String name : option(args, "scenarios", "1000,1500,3000,burst").split(",")) {
             scenarios.add(name.equals("burst")
@@ -101,7 +102,10 @@ public final class SeparateJvmBenchmark {
             System.out.println("|--:|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
             for (int run = 1; run <= runs; run++) {
                 for (Scenario scenario : scenarios) {
-                    String[] order = run % 2 == 1 ? ENGINES : new String[] { ENGINES[1], ENGINES[0] };
+                    List<String> order = new ArrayList<>(engines);
+                    if (run % 2 == 0) {
+                        java.util.Collections.reverse(order);
+                    }
                     for (String variant : scenario.burst() ? variants : List.of("")) {
                         for (String engine : order) {
                             Consumer consumer = new Consumer(engine, variant, jfr, scenario.burst() && secondBurst);
