@@ -40,6 +40,8 @@ public final class SeparateJvmBenchmark {
     private static final Duration START_TIMEOUT = Duration.ofMinutes(3);
     private static final long DRAIN_TIMEOUT_MS = 30_000;
     private static final long BURST_LEAD_MS = 5_000;
+    /** Numbers of the second burst's jobs start here (the first's at 0, a warm-up's at {@link SeparateProducer#WARM_UP_NUMBERS}). */
+    private static final int SECOND_BURST_NUMBERS = 2 * SeparateProducer.WARM_UP_NUMBERS;
 
     private SeparateJvmBenchmark() {
     }
@@ -108,7 +110,7 @@ public final class SeparateJvmBenchmark {
                     }
                     for (String variant : scenario.burst() ? variants : List.of("")) {
                         for (String engine : order) {
-                            Consumer consumer = new Consumer(engine, variant, jfr, scenario.burst() && secondBurst);
+                            ConsumerJvm consumer = new ConsumerJvm(engine, variant, jfr, scenario.burst() && secondBurst);
                             Map<String, RunFigures> rows = measure(redis, run, scenario, consumer, logs, warmUpJobs, prefetch);
                             for (Map.Entry<String, RunFigures> row : rows.entrySet()) {
                                 String label = row.getKey();
@@ -127,38 +129,8 @@ public final class SeparateJvmBenchmark {
         printSummary(results);
     }
 
-    /**
-     * One consumer JVM of a run: its engine, its extra JVM flags ("" for none), whether it records JFR,
-     * and whether a second burst follows the first in the same JVM.
-     */
-    private record Consumer(String engine, String jvmFlags, String jfr, boolean secondBurst) {
-
-        String label() {
-            return jvmFlags.isBlank() ? engine : engine + " [" + jvmFlags.strip() + "]";
-        }
-
-        String fileName() {
-            return engine + (jvmFlags.isBlank() ? "" : "-" + jvmFlags.replaceAll("[^A-Za-z0-9=]+", "_"));
-        }
-
-        List<String> jvmOptions(Path jfrFile) {
-            List<String> options = new ArrayList<>();
-            if (!jvmFlags.isBlank()) {
-                options.addAll(Arrays.asList(jvmFlags.strip().split("\\s+")));
-            }
-            if (!jfr.isEmpty()) {
-                options.add("-XX:FlightRecorderOptions=stackdepth=256");
-                options.add("-XX:StartFlightRecording=filename=" + jfrFile + ",settings=" + jfr);
-            }
-            return options;
-        }
-    }
-
-    /** Numbers of the second burst's jobs start here (the first's at 0, a warm-up's at {@link SeparateProducer#WARM_UP_NUMBERS}). */
-    private static final int SECOND_BURST_NUMBERS = 2 * SeparateProducer.WARM_UP_NUMBERS;
-
     /** The figures of one consumer JVM, by row label: its run, and for a second burst, that one too. */
-    private static Map<String, RunFigures> measure(RedisServerProcess redis, int run, Scenario scenario, Consumer consumerJvm, Path logs,
+    private static Map<String, RunFigures> measure(RedisServerProcess redis, int run, Scenario scenario, ConsumerJvm consumerJvm, Path logs,
             int warmUpJobs, String prefetch) throws IOException {
         String engine = consumerJvm.engine();
         String id = "sep" + run + "-" + (scenario.burst() ? "burst" : scenario.rate()) + "-" + consumerJvm.fileName();
