@@ -19,7 +19,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A benchmark JVM of its own (a producer or a consumer), started with this JVM's {@code java} and
- * default JVM flags. It talks over its standard streams: it prints {@code @@word ...} lines
+ * default JVM flags (or the ones given). It talks over its standard streams: it prints {@code @@word ...} lines
  * ({@code @@count N} updates {@link #count()}, the others are awaited with {@link #await}), and
  * reads one-word commands from its standard input. All its output is kept in a log file too.
  */
@@ -50,9 +50,15 @@ final class ChildJvm implements AutoCloseable {
      * exploded class path (an IDE), {@code main} is started directly.
      */
     static ChildJvm start(String name, Class<?> main, Path logDir, List<String> args) {
+        return start(name, main, logDir, List.of(), args);
+    }
+
+    /** As {@link #start(String, Class, Path, List)}, with {@code jvmOptions} (such as {@code -XX:...}) before the class path. */
+    static ChildJvm start(String name, Class<?> main, Path logDir, List<String> jvmOptions, List<String> args) {
         String classPath = System.getProperty("java.class.path");
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", classPath));
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-cp", classPath));
         if (classPath.endsWith(".jar") && !classPath.contains(java.io.File.pathSeparator)) {
             command.add("-Dloader.main=" + main.getName());
             command.add("org.springframework.boot.loader.launch.PropertiesLauncher");

@@ -27,6 +27,11 @@ final class ProcessTimes {
 
     /** One line: per process, ms on CPU and ms waiting for one, then its three busiest thread groups (ms on CPU). */
     String finish(long jobs) {
+        return finish(jobs, 3);
+    }
+
+    /** As {@link #finish(long)}, with the {@code groups} busiest thread groups of each process. */
+    String finish(long jobs, int groups) {
         double seconds = (System.nanoTime() - startNanos) / 1e9;
         StringBuilder out = new StringBuilder(String.format(Locale.ROOT, "%.2f s, %d jobs", seconds, jobs));
         for (int i = 0; i < pids.size(); i++) {
@@ -35,7 +40,7 @@ final class ProcessTimes {
             long wait = delta.values().stream().mapToLong(ThreadTimes.Group::waitNs).sum();
             out.append(String.format(Locale.ROOT, "; %s: CPU %.0f ms (%.1f us/job), waiting for a CPU %.0f ms", names.get(i),
                     cpu / 1e6, cpu / 1e3 / Math.max(1, jobs), wait / 1e6));
-            delta.entrySet().stream().sorted((a, b) -> Long.compare(b.getValue().cpuNs(), a.getValue().cpuNs())).limit(3)
+            delta.entrySet().stream().sorted((a, b) -> Long.compare(b.getValue().cpuNs(), a.getValue().cpuNs())).limit(groups)
                     .forEach(e -> out.append(String.format(Locale.ROOT, ", %s %.0f ms", e.getKey().strip(), e.getValue().cpuNs() / 1e6)));
         }
         return out.toString();

@@ -35,6 +35,12 @@ record RunFigures(int published, int failed, double publishRate, int delivered, 
 
     static RunFigures read(Path file, int published, int failed, double publishRate, long gcMs, long jitMs, long startupMs)
             throws IOException {
+        return read(file, 0, published, failed, publishRate, gcMs, jitMs, startupMs);
+    }
+
+    /** The figures of the jobs numbered from {@code firstNumber} (a burst of its own: up to {@link SeparateProducer#WARM_UP_NUMBERS} of them). */
+    static RunFigures read(Path file, int firstNumber, int published, int failed, double publishRate, long gcMs, long jitMs,
+            long startupMs) throws IOException {
         long[] lateness;
         long[] dues;
         long[] handled;
@@ -49,8 +55,8 @@ record RunFigures(int published, int failed, double publishRate, int delivered, 
             String line;
             while ((line = in.readLine()) != null) {
                 String[] parts = line.split(" ");
-                int n = Integer.parseInt(parts[0]);
-                if (n >= SeparateProducer.WARM_UP_NUMBERS) {
+                int n = Integer.parseInt(parts[0]) - firstNumber;
+                if (n < 0 || n >= SeparateProducer.WARM_UP_NUMBERS) {
                     continue;
                 }
                 dues[lines] = Long.parseLong(parts[1]);

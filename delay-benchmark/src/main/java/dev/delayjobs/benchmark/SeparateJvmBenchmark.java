@@ -23,10 +23,16 @@ import dev.delayjobs.embeddedredis.RedisServerProcess;
  * runs 3 times per engine, the engines' order alternating between runs; markdown goes to stdout.
  * Run with
  * {@code java -cp delay-benchmark/target/delay-benchmark.jar -Dloader.main=dev.delayjobs.benchmark.SeparateJvmBenchmark org.springframework.boot.loader.launch.PropertiesLauncher}
- * (options: {@code --runs=3 --seconds=20 --scenarios=1000,1500,3000,burst --burst=10000}; {@code --warm-up-jobs=N}
+ * (options: {@code --runs=3 --seconds=20 --scenarios=1000,1500,3000,burst --burst=10000 --engines=starter,anchor}; {@code --warm-up-jobs=N}
  * is a diagnostic: each consumer first handles a burst of N jobs, so it is no longer cold;
  * {@code --prefetch=N} sets the starter consumer's {@code delay.consumer.prefetch}, which otherwise
- * follows the workers' pace).
+ * follows the workers' pace). In the burst scenario each consumer JVM then takes a second burst of the
+ * same size (a warm drain, its own rows; {@code --second-burst=false} leaves it out), and prints how the
+ * drain went ({@link DrainTimeline}) and the processes' CPU from the due time to the last start;
+ * {@code --consumer-jvm-variants="-XX:TieredStopAtLevel=1;-XX:TieredStopAtLevel=1 -XX:CICompilerCount=1"} runs the
+ * burst again with consumer JVMs started with those flags (both engines; the empty entry is the
+ * default JVM, the headline), and {@code --consumer-jfr=profile} (or the path of a {@code .jfc} file) has each consumer JVM
+ * record JFR with those settings into the logs directory (a diagnostic: it slows the consumer).
  */
 public final class SeparateJvmBenchmark {
 
@@ -34,6 +40,8 @@ public final class SeparateJvmBenchmark {
     private static final Duration START_TIMEOUT = Duration.ofMinutes(3);
     private static final long DRAIN_TIMEOUT_MS = 30_000;
     private static final long BURST_LEAD_MS = 5_000;
+    /** Numbers of the second burst's jobs start here (the first's at 0, a warm-up's at {@link SeparateProducer#WARM_UP_NUMBERS}). */
+    private static final int SECOND_BURST_NUMBERS = 2 * SeparateProducer.WARM_UP_NUMBERS;
 
     private SeparateJvmBenchmark() {
     }
@@ -56,6 +64,17 @@ public final class SeparateJvmBenchmark {
         int burstJobs = Integer.parseInt(option(args, "burst", "10000"));
         int warmUpJobs = Integer.parseInt(option(args, "warm-up-jobs", "0"));
         String prefetch = option(args, "prefetch", "");
+        // "" is the consumer with default JVM flags, the headline, always measured; each other entry adds its flags
+        List<String> variants = new ArrayList<>(List.of(""));
+        for (String flags : option(args, "consumer-jvm-variants", "").split(";")) {
+            if (!flags.isBlank()) {
+                variants.add(flags.strip());
+            }
+        }
+        boolean secondBurst = Boolean.parseBoolean(option(args, "second-burst", "true"));
+        // "profile", or a .jfc file of JFR settings
+        String jfr = option(args, "consumer-jfr", "");
+        List<String> engines = Arrays.asList(option(args, "engines", String.join(",", ENGINES)).split(","));
         List<Scenario> scenarios = new ArrayList<>();
         for (String name : option(args, "scenarios", "1000,1500,3000,burst").split(",")) {
             scenarios.add(name.equals("burst")
@@ -72,20 +91,37 @@ public final class SeparateJvmBenchmark {
             if (warmUpJobs > 0) {
                 System.out.println("\nNot cold: each consumer first handled a warm-up burst of " + warmUpJobs + " jobs.");
             }
+            if (secondBurst && scenarios.stream().anyMatch(Scenario::burst)) {
+                System.out.println("\nBurst rows \"2nd burst\": a second burst of the same size in the same consumer JVM, "
+                        + "published once the first drained and due " + BURST_LEAD_MS + " ms later (a warm drain).");
+            }
+            if (!jfr.isEmpty()) {
+                System.out.println("\nEach consumer JVM records JFR (settings=" + jfr + ") into the logs: not the figures of a plain run.");
+            }
             System.out.println();
             System.out.println("| run | scenario | engine | published | failed | publish jobs/s | delivered | lost | dup | early "
                     + "| late p50 ms | late p99 ms | late max ms | p99 first 3 s / later | drain ms | consumer ready ms | consumer GC ms | consumer JIT ms |");
             System.out.println("|--:|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
             for (int run = 1; run <= runs; run++) {
                 for (Scenario scenario : scenarios) {
-                    String[] order = run % 2 == 1 ? ENGINES : new String[] { ENGINES[1], ENGINES[0] };
-                    for (String engine : order) {
-                        RunFigures f = measure(redis, run, scenario, engine, logs, warmUpJobs, prefetch);
-                        results.computeIfAbsent(scenario, s -> new LinkedHashMap<>()).computeIfAbsent(engine, e -> new ArrayList<>()).add(f);
-                        System.out.printf("| %d | %s | %s | %d | %d | %,.0f | %d | %d | %d | %d | %.1f | %.1f | %.1f | %.1f / %.1f | %.0f | %d | %d | %d |%n",
-                                run, scenario.name(), engine, f.published(), f.failed(), f.publishRate(), f.delivered(), f.lost(),
-                                f.duplicates(), f.early(), f.p50(), f.p99(), f.max(), f.p99FirstSeconds(), f.p99Later(), f.drainMs(),
-                                f.startupMs(), f.gcMs(), f.jitMs());
+                    List<String> order = new ArrayList<>(engines);
+                    if (run % 2 == 0) {
+                        java.util.Collections.reverse(order);
+                    }
+                    for (String variant : scenario.burst() ? variants : List.of("")) {
+                        for (String engine : order) {
+                            ConsumerJvm consumer = new ConsumerJvm(engine, variant, jfr, scenario.burst() && secondBurst);
+                            Map<String, RunFigures> rows = measure(redis, run, scenario, consumer, logs, warmUpJobs, prefetch);
+                            for (Map.Entry<String, RunFigures> row : rows.entrySet()) {
+                                String label = row.getKey();
+                                RunFigures f = row.getValue();
+                                results.computeIfAbsent(scenario, s -> new LinkedHashMap<>()).computeIfAbsent(label, e -> new ArrayList<>()).add(f);
+                                System.out.printf("| %d | %s | %s | %d | %d | %,.0f | %d | %d | %d | %d | %.1f | %.1f | %.1f | %.1f / %.1f | %.0f | %d | %d | %d |%n",
+                                        run, scenario.name(), label, f.published(), f.failed(), f.publishRate(), f.delivered(), f.lost(),
+                                        f.duplicates(), f.early(), f.p50(), f.p99(), f.max(), f.p99FirstSeconds(), f.p99Later(), f.drainMs(),
+                                        f.startupMs(), f.gcMs(), f.jitMs());
+                            }
+                        }
                     }
                 }
             }
@@ -93,16 +129,20 @@ public final class SeparateJvmBenchmark {
         printSummary(results);
     }
 
-    private static RunFigures measure(RedisServerProcess redis, int run, Scenario scenario, String engine, Path logs, int warmUpJobs,
-            String prefetch) throws IOException {
-        String id = "sep" + run + "-" + (scenario.burst() ? "burst" : scenario.rate()) + "-" + engine;
+    /** The figures of one consumer JVM, by row label: its run, and for a second burst, that one too. */
+    private static Map<String, RunFigures> measure(RedisServerProcess redis, int run, Scenario scenario, ConsumerJvm consumerJvm, Path logs,
+            int warmUpJobs, String prefetch) throws IOException {
+        String engine = consumerJvm.engine();
+        String id = "sep" + run + "-" + (scenario.burst() ? "burst" : scenario.rate()) + "-" + consumerJvm.fileName();
         boolean starter = engine.equals("starter");
         List<String> common = List.of("--spring.data.redis.host=" + redis.host(), "--spring.data.redis.port=" + redis.port(),
                 "--spring.main.banner-mode=off", "--logging.level.root=warn", "--delay.key-prefix=" + id,
                 "--bench.engine=" + engine, "--bench.queue=" + (starter ? ColdConsumer.STARTER_QUEUE : id));
         Path handled = logs.resolve(id + ".handled");
         List<String> consumerArgs = new ArrayList<>(common);
-        consumerArgs.addAll(List.of("--bench.capacity=" + ((scenario.expected() + warmUpJobs) * 2 + 1000), "--bench.out=" + handled));
+        int secondJobs = consumerJvm.secondBurst() ? scenario.jobs() : 0;
+        consumerArgs.addAll(List.of("--bench.capacity=" + ((scenario.expected() + warmUpJobs + secondJobs) * 2 + 1000),
+                "--bench.out=" + handled));
         if (starter && !prefetch.isEmpty()) {
             consumerArgs.add("--delay.consumer.prefetch=" + prefetch);
         }
@@ -111,7 +151,8 @@ public final class SeparateJvmBenchmark {
                 ? List.of("--bench.mode=burst", "--bench.jobs=" + scenario.jobs(), "--bench.lead-ms=" + BURST_LEAD_MS)
                 : List.of("--bench.mode=rate", "--bench.rate=" + scenario.rate(), "--bench.seconds=" + scenario.seconds(), "--bench.seed=42"));
         long started = System.nanoTime();
-        try (ChildJvm consumer = ChildJvm.start(id + "-consumer", ColdConsumer.class, logs, consumerArgs);
+        try (ChildJvm consumer = ChildJvm.start(id + "-consumer", ColdConsumer.class, logs,
+                consumerJvm.jvmOptions(logs.resolve(id + "-consumer.jfr")), consumerArgs);
                 ChildJvm producer = ChildJvm.start(id + "-producer", SeparateProducer.class, logs, producerArgs)) {
             consumer.await("ready", START_TIMEOUT);
             long startupMs = (System.nanoTime() - started) / 1_000_000;
@@ -127,23 +168,69 @@ public final class SeparateJvmBenchmark {
             int failed = Integer.parseInt(report[1]);
             double publishSeconds = Double.parseDouble(report[2]);
             long lastDue = Long.parseLong(report[3]);
-            if (scenario.burst() && Long.parseLong(report[4]) > lastDue) {
-                System.out.println("<!-- " + id + ": the burst's publishing ended " + (Long.parseLong(report[4]) - lastDue)
-                        + " ms after its due time -->");
+            if (scenario.burst()) {
+                times = drainTimes(id, report, producer, consumer, redis);
             }
             while (consumer.count() < published + warmUpJobs && System.currentTimeMillis() < lastDue + DRAIN_TIMEOUT_MS && consumer.isAlive()) {
                 Pace.sleepMs(20);
             }
             Pace.sleepMs(300); // a late duplicate would still be counted
-            System.out.println("<!-- " + id + ", go to drained: " + times.finish(published) + " -->");
+            System.out.println("<!-- " + id + (scenario.burst() ? ", due to drained: " + times.finish(published, 6)
+                    : ", go to drained: " + times.finish(published)) + " -->");
+            int secondPublished = 0;
+            int secondFailed = 0;
+            double secondSeconds = 0;
+            if (secondJobs > 0) {
+                Pace.sleepMs(1000);
+                producer.send("burst " + secondJobs + " " + SECOND_BURST_NUMBERS + " " + BURST_LEAD_MS);
+                String[] second = producer.await("published", Duration.ofSeconds(300)).split(" ");
+                secondPublished = Integer.parseInt(second[0]);
+                secondFailed = Integer.parseInt(second[1]);
+                secondSeconds = Double.parseDouble(second[2]);
+                ProcessTimes secondTimes = drainTimes(id + " 2nd burst", second, producer, consumer, redis);
+                long secondDue = Long.parseLong(second[3]);
+                while (consumer.count() < published + warmUpJobs + secondPublished
+                        && System.currentTimeMillis() < secondDue + DRAIN_TIMEOUT_MS && consumer.isAlive()) {
+                    Pace.sleepMs(20);
+                }
+                Pace.sleepMs(300);
+                System.out.println("<!-- " + id + " 2nd burst, due to drained: " + secondTimes.finish(secondPublished, 6) + " -->");
+            }
             consumer.send("stop");
             String[] done = consumer.await("done", Duration.ofSeconds(60)).split(" ");
             producer.send("stop");
             consumer.waitForExit(Duration.ofSeconds(30));
             producer.waitForExit(Duration.ofSeconds(30));
-            return RunFigures.read(handled, published, failed, published / publishSeconds, Long.parseLong(done[0]),
-                    Long.parseLong(done[1]), startupMs);
+            Map<String, RunFigures> rows = new LinkedHashMap<>();
+            rows.put(consumerJvm.label(), RunFigures.read(handled, published, failed, published / publishSeconds, Long.parseLong(done[0]),
+                    Long.parseLong(done[1]), startupMs));
+            if (scenario.burst()) {
+                System.out.println("<!-- " + id + " drain: " + DrainTimeline.of(handled, 0) + " -->");
+            }
+            if (secondJobs > 0) {
+                System.out.println("<!-- " + id + " 2nd burst drain: " + DrainTimeline.of(handled, SECOND_BURST_NUMBERS) + " -->");
+                rows.put(consumerJvm.label() + ", 2nd burst", RunFigures.read(handled, SECOND_BURST_NUMBERS, secondPublished, secondFailed,
+                        secondPublished / secondSeconds, Long.parseLong(done[0]), Long.parseLong(done[1]), startupMs));
+            }
+            return rows;
         }
+    }
+
+    /**
+     * After a burst's {@code published} report: says when its publishing ended after the due time,
+     * else waits for the due time, and from there measures the processes' CPU (the drain's own).
+     */
+    private static ProcessTimes drainTimes(String id, String[] report, ChildJvm producer, ChildJvm consumer, RedisServerProcess redis) {
+        long due = Long.parseLong(report[3]);
+        long publishedAt = Long.parseLong(report[4]);
+        if (publishedAt > due) {
+            System.out.println("<!-- " + id + ": the burst's publishing ended " + (publishedAt - due) + " ms after its due time -->");
+        }
+        long wait = due - System.currentTimeMillis();
+        if (wait > 0) {
+            Pace.sleepMs(wait);
+        }
+        return new ProcessTimes(List.of(producer.name(), consumer.name(), "redis-server"), List.of(producer.pid(), consumer.pid(), redis.pid()));
     }
 
     /** A diagnostic, not what users run: a burst the consumer handles before the measured publishing starts. */
@@ -174,16 +261,20 @@ public final class SeparateJvmBenchmark {
         System.out.println();
         System.out.println("| scenario | figure | ratio per run |");
         System.out.println("|---|---|---|");
-        results.forEach((scenario, byEngine) -> {
-            List<RunFigures> starter = byEngine.getOrDefault("starter", List.of());
-            List<RunFigures> anchor = byEngine.getOrDefault("anchor", List.of());
+        results.forEach((scenario, byLabel) -> byLabel.forEach((label, starter) -> {
+            // each starter row against the anchor's row of the same consumer JVM flags and burst
+            List<RunFigures> anchor = byLabel.get(label.replaceFirst("^starter", "anchor"));
+            if (!label.startsWith("starter") || anchor == null) {
+                return;
+            }
             ToDoubleFunction<RunFigures> figure = scenario.burst() ? RunFigures::drainMs : RunFigures::p99;
             List<String> ratios = new ArrayList<>();
             for (int i = 0; i < Math.min(starter.size(), anchor.size()); i++) {
                 ratios.add(String.format("%.2f", figure.applyAsDouble(starter.get(i)) / figure.applyAsDouble(anchor.get(i))));
             }
-            System.out.printf("| %s | %s | %s |%n", scenario.name(), scenario.burst() ? "drain time" : "lateness p99", String.join(", ", ratios));
-        });
+            String name = scenario.name() + (label.equals("starter") ? "" : " (" + label.substring("starter".length()).replaceFirst("^,? *", "") + ")");
+            System.out.printf("| %s | %s | %s |%n", name, scenario.burst() ? "drain time" : "lateness p99", String.join(", ", ratios));
+        }));
     }
 
     private static String spread(List<RunFigures> runs, ToDoubleFunction<RunFigures> figure, String format) {

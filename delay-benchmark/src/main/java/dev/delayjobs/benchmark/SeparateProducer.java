@@ -36,7 +36,9 @@ import dev.delayjobs.benchmark.ColdConsumer.NumberedJob;
  * {@code bench.lead-ms} after {@code go}. Then it says
  * {@code @@published <jobs> <failed> <seconds> <last due epoch ms> <now epoch ms>} and runs until
  * {@code stop}. {@code warm N} publishes a burst of N jobs due in 1 s (numbered from
- * {@link #WARM_UP_NUMBERS}), to warm a consumer up before the measured publishing.
+ * {@link #WARM_UP_NUMBERS}), to warm a consumer up before the measured publishing; {@code burst N
+ * FIRST LEAD_MS} publishes a burst of N jobs numbered from FIRST, due LEAD_MS from now (a second
+ * measured burst).
  */
 public final class SeparateProducer {
 
@@ -84,6 +86,10 @@ public final class SeparateProducer {
                 else {
                     burst(toQueue, 0, Integer.parseInt(ColdConsumer.arg(args, "jobs")), Long.parseLong(ColdConsumer.arg(args, "lead-ms")));
                 }
+            }
+            else if (line.startsWith("burst ")) {
+                String[] words = line.split(" ");
+                burst(toQueue, Integer.parseInt(words[2]), Integer.parseInt(words[1]), Long.parseLong(words[3]));
             }
             else if (line.startsWith("warm ")) {
                 burst(toQueue, WARM_UP_NUMBERS, Integer.parseInt(line.substring(5)), 1000);

@@ -47,6 +47,11 @@ final class RecordPayloadContract {
         }
     }
 
+    /** Finds the fields {@code record} requires now rather than at its first check (see {@link PayloadCodec#prepare}). */
+    void prepare(Class<?> record) {
+        requiredFields.computeIfAbsent(record, this::required);
+    }
+
     private List<String> required(Class<?> record) {
         PropertyNamingStrategy naming = mapper.deserializationConfig().getPropertyNamingStrategy();
         List<String> names = new ArrayList<>();

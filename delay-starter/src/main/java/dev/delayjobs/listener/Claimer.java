@@ -169,6 +169,8 @@ final class Claimer {
                 continue;
             }
             startsOnly = claim.startsOnly();
+            // all it asked for, or more ready than it reached: a backlog, whose pace the claims measure
+            pace.claimed(reserved.jobs(), claim.jobs().size() >= reserved.jobs() || claim.moreReady());
             // paused, or rate limited (a limit set at runtime while the buffer held jobs): the jobs
             // waiting in the buffer go back to ready, to start after the resume, or through the rate log
             if (claim.paused() || claim.startsOnly()) {

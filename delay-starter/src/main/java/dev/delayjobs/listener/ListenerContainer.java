@@ -92,6 +92,8 @@ public final class ListenerContainer {
             if (running) {
                 return;
             }
+            // before any job: the first jobs of a burst would otherwise build the payload's reader
+            codec.prepare(endpoint.payloadType());
             QueueLayout layout = layouts.declare(endpoint.queueName());
             store.registerQueue(queue());
             events.consuming(queue());
