@@ -237,14 +237,17 @@ local function add_paged(delayed_key, sorted)
   return added
 end
 
--- The pairs of scored ({due, id, ...}) sorted by due time (numbers), in chunks of at most 1000
--- jobs run by add_paged (unpack's limit).
+-- Puts the jobs of scored ({due, id, ...}, due times as numbers) into pages, sorted by due time
+-- (a publish's usually are already: then no table is built), at most 1000 jobs per add_paged
+-- (unpack's limit).
 local function add_default(delayed_key, scored)
-  local order, in_order = {}, true
-  for j = 1, #scored, 2 do
-    order[#order + 1] = { tonumber(scored[j]), scored[j + 1] }
-    if j > 1 and order[#order][1] < order[#order - 1][1] then in_order = false end
+  local in_order = true
+  for j = 3, #scored, 2 do
+    if scored[j] < scored[j - 2] then in_order = false; break end
   end
+  if in_order and #scored <= 2000 then return add_paged(delayed_key, scored) end
+  local order = {}
+  for j = 1, #scored, 2 do order[#order + 1] = { scored[j], scored[j + 1] } end
   if not in_order then table.sort(order, function(a, b) return a[1] < b[1] end) end
   local added = 0
   for from = 1, #order, 1000 do

@@ -132,6 +132,22 @@ class DelayedPagesTest {
     }
 
     @Test
+    void aBigPageOfOneInstantSplitsOffTheJobsAfterItWhenOthersJoinIt() {
+        publishAt(List.of(job("low", base), job("high", base + 100)));
+        publishAt(IntStream.range(0, 600).mapToObj(i -> job(String.format("f%04d", i), base + 50)).toList());
+        assertThat(pages()).extracting(p -> p.ids().size()).as("split where the due time changes").containsExactly(1, 600, 1);
+
+        List<NewJob> call = new ArrayList<>(IntStream.range(600, 1_200).mapToObj(i -> job(String.format("f%04d", i), base + 50)).toList());
+        call.add(job("between", base + 60));
+        publishAt(call);
+
+        assertLayoutHolds(1_203);
+        assertThat(pages()).extracting(p -> p.ids().size()).as("the instant's 1,200 alone on their page")
+                .containsExactly(1, 1_200, 1, 1);
+        assertThat(store.find("q", "between").orElseThrow().state()).isEqualTo(JobState.DELAYED);
+    }
+
+    @Test
     void pagedJobsAreCancelledRescheduledReplacedAndRetriedExactly() {
         publishAt(IntStream.range(0, 300).mapToObj(i -> job("p" + i, base + i * 10)).toList());
 
