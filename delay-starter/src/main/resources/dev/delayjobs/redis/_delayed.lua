@@ -25,6 +25,8 @@ local PAGE_SIZE = 100
 -- most jobs a split moves: a page bigger than this (one instant's flood) is split only where the
 -- side moved is this small
 local MOST_MOVED = 1000
+-- jobs the last page keeps when it splits
+local LAST_FILL = 90
 
 -- The zset of group g's delayed jobs.
 local function group_delayed(delayed_key, g)
@@ -101,15 +103,15 @@ local function rescore_page(delayed_key, n)
   end
 end
 
--- Cuts the sorted {due, id, ...} of list[from..upto] (pair indexes) into pieces of about size jobs,
--- never between two jobs due at the same instant. Returns the pair indexes the pieces after the
--- first start at.
-local function cut_points(list, from, upto, size)
+-- Cuts the sorted {due, id, ...} of list[from..upto] (pair indexes) into pieces of about equal
+-- size, at most size jobs each, or (fill given) of fill jobs each but the last, never between two
+-- jobs due at the same instant. Returns the pair indexes the pieces after the first start at.
+local function cut_points(list, from, upto, size, fill)
   local count = upto - from + 1
-  local pieces = math.ceil(count / size)
+  local pieces = math.ceil(count / (fill or size))
   local cuts, last = {}, from
   for p = 1, pieces - 1 do
-    local want = from + math.floor(p * count / pieces)
+    local want = from + (fill and p * fill or math.floor(p * count / pieces))
     local cut
     for delta = 0, count do
       local up, down = want + delta, want - delta
@@ -162,7 +164,9 @@ end
 
 -- Splits page n (size jobs) when it has more than PAGE_SIZE, moving the jobs of the pieces after
 -- the first into new pages: a page of up to MOST_MOVED + PAGE_SIZE jobs is read whole and cut in
--- pieces of about equal size; a bigger one (jobs due at one instant joined by others) is cut once,
+-- pieces of about equal size, or, the last page, in pieces of LAST_FILL (jobs due a fixed delay
+-- after now arrive at the end, give or take a few published at about the same time: the pages
+-- they leave behind stay nearly full, with room for those few); a bigger one (jobs due at one instant joined by others) is cut once,
 -- at the first due time after the one in its middle, when what lies above has at most MOST_MOVED
 -- jobs. Never splits jobs due at one instant apart.
 local function split_page(delayed_key, n, size)
@@ -171,7 +175,8 @@ local function split_page(delayed_key, n, size)
   if size <= MOST_MOVED + PAGE_SIZE then
     local all = scored_of(redis.call('ZRANGE', key, 0, -1, 'WITHSCORES'))
     local upto = #all / 2
-    local cuts = cut_points(all, 1, upto, PAGE_SIZE)
+    local last = redis.call('ZRANGE', page_index(delayed_key), -1, -1)[1] == n
+    local cuts = cut_points(all, 1, upto, PAGE_SIZE, last and LAST_FILL or nil)
     if #cuts == 0 then return end
     redis.call('ZREMRANGEBYRANK', key, cuts[1] - 1, -1)
     open_pages(delayed_key, all, cuts[1], upto)
@@ -186,13 +191,26 @@ local function split_page(delayed_key, n, size)
   open_pages(delayed_key, upper, 1, #upper / 2)
 end
 
+-- Adds the jobs of sorted[from..upto] (pair indexes) to page n, whose range they fall in once its
+-- bound is lowered to the first one's due time when lower is set; rescores its mark. Returns the
+-- jobs added and the page's size.
+local function join_page(delayed_key, n, sorted, from, upto, lower, card)
+  local d = sorted[2 * from - 1]
+  local joined = redis.call('ZADD', page_key(delayed_key, n), unpack(sorted, 2 * from - 1, 2 * upto))
+  if lower then redis.call('ZADD', page_index(delayed_key), d, n) end
+  redis.call('ZADD', delayed_key, 'LT', d, PAGE .. n)
+  return joined, card + joined
+end
+
 -- Puts the sorted {due, id, ...} of the default group (none delayed already) into pages. Jobs are
--- placed a run at a time, a run being those that fall in one page's range: jobs after the last job
--- of a full page, or before the first page when it is full, open pages of their own (the usual
--- case of jobs due a fixed delay after now: the last page fills up, then the next opens); others
--- join their page, which is split when it passes PAGE_SIZE. Returns the jobs added. Per run: up to
--- two index lookups, a ZCARD, one ZADD of the jobs and one of the page's mark, O(log N) each; a
--- split reads the page once.
+-- placed a run at a time, a run being those that fall in one page's range. A run joins its page
+-- when the page has room; else, a run after the page's last job goes to the next page when that
+-- has room (its bound lowered), or opens a page of its own (the usual case of jobs due a fixed
+-- delay after now: the last page fills up, then the next opens; jobs that come a little late fill
+-- the gap before it); a run before the first page likewise joins it or opens one; a run among the
+-- page's jobs joins it, and the page is split. Returns the jobs added. Per run: up to two index
+-- lookups, a ZCARD, one ZADD of the jobs and one of the page's mark, O(log N) each; a split reads
+-- the page once.
 local function add_paged(delayed_key, sorted)
   local added, i, pairs_count = 0, 1, #sorted / 2
   while i <= pairs_count do
@@ -208,28 +226,24 @@ local function add_paged(delayed_key, sorted)
     local upto = i
     while upto < pairs_count and (limit == nil or sorted[2 * upto + 1] < limit) do upto = upto + 1 end
     local k = upto - i + 1
-    if n == nil then
-      added = added + open_pages(delayed_key, sorted, i, upto)
+    local card = n and redis.call('ZCARD', page_key(delayed_key, n)) or 0
+    if n and card + k <= PAGE_SIZE then
+      added = added + join_page(delayed_key, n, sorted, i, upto, before_all, card)
+    elseif n and not before_all and d <= tonumber(redis.call('ZRANGE', page_key(delayed_key, n), -1, -1, 'WITHSCORES')[2]) then
+      local joined, size = join_page(delayed_key, n, sorted, i, upto, false, card)
+      added = added + joined
+      split_page(delayed_key, n, size)
     else
-      local key = page_key(delayed_key, n)
-      local card = redis.call('ZCARD', key)
-      local apart = false
-      if card + k > PAGE_SIZE then
-        if before_all then
-          apart = true
-        else
-          local top = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')[2]
-          apart = top ~= nil and d > tonumber(top)
-        end
+      -- before every page, or after page n's last job: the next page (if any) when it has room
+      local next_page = n
+      if not before_all then
+        next_page = n and redis.call('ZRANGEBYSCORE', page_index(delayed_key), '(' .. d, '+inf', 'LIMIT', 0, 1)[1]
+        card = next_page and redis.call('ZCARD', page_key(delayed_key, next_page)) or 0
       end
-      if apart then
-        added = added + open_pages(delayed_key, sorted, i, upto)
+      if next_page and card + k <= PAGE_SIZE then
+        added = added + join_page(delayed_key, next_page, sorted, i, upto, true, card)
       else
-        local joined = redis.call('ZADD', key, unpack(sorted, 2 * i - 1, 2 * upto))
-        added = added + joined
-        if before_all then redis.call('ZADD', page_index(delayed_key), d, n) end
-        redis.call('ZADD', delayed_key, 'LT', d, PAGE .. n)
-        split_page(delayed_key, n, card + joined)
+        added = added + open_pages(delayed_key, sorted, i, upto)
       end
     end
     i = upto + 1

@@ -65,6 +65,18 @@ class DelayedPagesTest {
     }
 
     @Test
+    void jobsPublishedOneByOneAFewOutOfOrderLeaveNearlyFullPages() {
+        // as single publishes from several threads: due a fixed delay after now, give or take a few ms
+        Random random = new Random(7);
+        for (int i = 0; i < 1_000; i++) {
+            publishAt(List.of(job("s" + i, base + i * 2 + random.nextInt(8))));
+        }
+
+        assertLayoutHolds(1_000);
+        assertThat(pages()).as("pages left behind keep 90 and room for the few that come late").hasSizeLessThanOrEqualTo(12);
+    }
+
+    @Test
     void jobsInRandomOrderSplitPagesEvenlyAndStayFindable() {
         Random random = new Random(26);
         List<NewJob> jobs = new ArrayList<>();
