@@ -27,6 +27,10 @@ local PAGE_SIZE = 100
 local MOST_MOVED = 1000
 -- jobs the last page keeps when it splits
 local LAST_FILL = 90
+-- a job of the default group due within this of now (ms) waits as a plain member of the delayed
+-- zset, not in a page: it leaves within a minute, so its bytes are short-lived, while pages cost
+-- a few commands per run of jobs placed (near jobs published in random order: a run per few jobs)
+local NEAR_MS = 60000
 
 -- The zset of group g's delayed jobs.
 local function group_delayed(delayed_key, g)
@@ -254,7 +258,18 @@ end
 -- Puts the jobs of scored ({due, id, ...}, due times as numbers) into pages, sorted by due time
 -- (a publish's usually are already: then no table is built), at most 1000 jobs per add_paged
 -- (unpack's limit).
-local function add_default(delayed_key, scored)
+local function add_default(delayed_key, scored, now)
+  if now then
+    local near, far = {}, {}
+    for j = 1, #scored, 2 do
+      local list = scored[j] < now + NEAR_MS and near or far
+      list[#list + 1] = scored[j]
+      list[#list + 1] = scored[j + 1]
+    end
+    call_in_chunks('ZADD', delayed_key, near)
+    if #far == 0 then return 0 end
+    scored = far
+  end
   local in_order = true
   for j = 3, #scored, 2 do
     if scored[j] < scored[j - 2] then in_order = false; break end
@@ -280,12 +295,12 @@ end
 -- time; a job of the default group must not be delayed already (remove_delayed it first). One ZADD
 -- per group, the default group's jobs by page (add_paged), then one ZADD of the marks and one
 -- HINCRBY for the whole call. O(n log N) for n jobs.
-local function add_delayed_groups(delayed_key, by_group, groups)
+local function add_delayed_groups(delayed_key, by_group, groups, now)
   local marks, jobs_added = {}, 0
   for _, g in ipairs(groups) do
     local scored = by_group[g]
     if #scored > 0 and g == '' then
-      jobs_added = jobs_added + add_default(delayed_key, scored)
+      jobs_added = jobs_added + add_default(delayed_key, scored, now)
     elseif #scored > 0 then
       local added = call_in_chunks('ZADD', group_delayed(delayed_key, g), scored)
       jobs_added = jobs_added + added
@@ -309,8 +324,8 @@ local function add_delayed_groups(delayed_key, by_group, groups)
 end
 
 -- Delays the jobs of scored ({due, id, due, id, ...}) in group g ('' or nil: the default group).
-local function add_delayed(delayed_key, g, scored)
-  add_delayed_groups(delayed_key, { [g or ''] = scored }, { g or '' })
+local function add_delayed(delayed_key, g, scored, now)
+  add_delayed_groups(delayed_key, { [g or ''] = scored }, { g or '' }, now)
 end
 
 -- Delays id, a job of the default group whose record has no due time to find it by (a record
@@ -480,6 +495,66 @@ local function take_due_of_pages(delayed_key, ns, time, most)
     end
   end
   settle_take(delayed_key, heads, emptied, emptied_pages, #taken)
+  return taken
+end
+
+-- Takes up to most of the default group's jobs due by time, earliest first: the plain ids of the
+-- delayed zset (plain: {id, due, ...} as ZRANGEBYSCORE ... WITHSCORES gives them, due by time, in
+-- order) merged with the jobs of the pages ns (in the order of their marks, so of their ranges).
+-- Returns the ids taken, in due order. A page is read (up to most + 1 jobs) only when the merge
+-- reaches it; then one ZREM of the plain ids, and per page read one ZREMRANGEBYRANK: O(log N + m)
+-- per page for m taken.
+local function take_due_of_default(delayed_key, plain, ns, time, most)
+  local taken, plain_taken = {}, {}
+  local heads, emptied, emptied_pages, paged = {}, {}, {}, 0
+  local at, range, pos, from_page = 0, nil, 1, 0
+  local pi = 1
+  -- ends the page read: its jobs taken leave it, its mark follows its next job or goes with it
+  local function close_page()
+    if range == nil then return end
+    local n = ns[at]
+    if from_page > 0 then redis.call('ZREMRANGEBYRANK', page_key(delayed_key, n), 0, from_page - 1) end
+    paged = paged + from_page
+    local next_due = range[2 * from_page + 2]
+    if next_due then
+      heads[#heads + 1] = next_due
+      heads[#heads + 1] = PAGE .. n
+    else
+      emptied[#emptied + 1] = PAGE .. n
+      emptied_pages[#emptied_pages + 1] = n
+    end
+    range = nil
+  end
+  local function open_page()
+    close_page()
+    at = at + 1
+    if at <= #ns then
+      range = redis.call('ZRANGE', page_key(delayed_key, ns[at]), 0, most, 'WITHSCORES')
+      pos, from_page = 1, 0
+    end
+  end
+  open_page()
+  while #taken < most do
+    local page_due = range and range[2 * pos] and tonumber(range[2 * pos])
+    if page_due and page_due > time then page_due = nil end
+    local plain_due = plain[2 * pi] and tonumber(plain[2 * pi])
+    if range and not range[2 * pos] and at < #ns then
+      -- this page emptied: the next one's jobs come after it
+      open_page()
+    elseif page_due and (not plain_due or page_due <= plain_due) then
+      taken[#taken + 1] = range[2 * pos - 1]
+      pos, from_page = pos + 1, from_page + 1
+    elseif plain_due then
+      taken[#taken + 1] = plain[2 * pi - 1]
+      plain_taken[#plain_taken + 1] = plain[2 * pi - 1]
+      pi = pi + 1
+    else
+      break
+    end
+  end
+  close_page()
+  call_in_chunks('ZREM', delayed_key, plain_taken)
+  settle_take(delayed_key, heads, emptied, emptied_pages, paged)
   return taken
 end
 

@@ -120,7 +120,7 @@ for i = 0, n - 1 do
       if due <= now then
         redis.call('RPUSH', KEYS[6], id)
       else
-        add_delayed(KEYS[5], '', { due, id })
+        add_delayed(KEYS[5], '', { due, id }, now)
         if earliest == nil or due < earliest then earliest = due end
       end
       created = created + 1

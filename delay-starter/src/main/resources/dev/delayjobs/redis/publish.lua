@@ -170,9 +170,9 @@ if earliest ~= nil then
     -- grouped jobs go to their groups' zsets, the rest to delayed, in one ZADD per 1000
     local by_group, groups_met = split_by_group(scored, 2,
       function(i) return group_written[scored[i + 1]] or '' end)
-    add_delayed_groups(KEYS[2], by_group, groups_met)
+    add_delayed_groups(KEYS[2], by_group, groups_met, now)
   else
-    add_delayed(KEYS[2], '', scored)
+    add_delayed(KEYS[2], '', scored, now)
   end
   wake_if_head(KEYS[2], ARGV[1], earliest, head)
 end

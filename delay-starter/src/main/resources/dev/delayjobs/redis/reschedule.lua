@@ -34,7 +34,7 @@ if due <= now then
     push_ready({ ARGV[1] }, KEYS[6], KEYS[3], KEYS[7], KEYS[8])
   end
 else
-  add_delayed(KEYS[2], redis.call('HGET', KEYS[6], ARGV[1]), { due, ARGV[1] })
+  add_delayed(KEYS[2], redis.call('HGET', KEYS[6], ARGV[1]), { due, ARGV[1] }, now)
   wake_if_head(KEYS[2], ARGV[4], due, old_head)
 end
 return 1

@@ -43,7 +43,7 @@ if r then
 end
 -- a record rewritten by hand while it ran is scheduled as it is: the claim that meets it buries it
 local group = redis.call('HGET', KEYS[13], ARGV[1])
-if r or group then add_delayed(KEYS[3], group, { due, ARGV[1] }) else add_unpaged(KEYS[3], due, ARGV[1]) end
+if r or group then add_delayed(KEYS[3], group, { due, ARGV[1] }, due - tonumber(ARGV[4])) else add_unpaged(KEYS[3], due, ARGV[1]) end
 redis.call('HSET', KEYS[4], ARGV[1], ARGV[3])
 redis.call('HINCRBY', KEYS[5], 'retried', 1)
 if has_schedules(KEYS[11]) then record_tick_outcome(KEYS[11], KEYS[12], KEYS[5], ARGV[1], 'retrying', due - tonumber(ARGV[4])) end

@@ -70,7 +70,7 @@ for base = 4, #ARGV, 7 do
         if fire_at <= now then
           redis.call('RPUSH', KEYS[5], id)
         else
-          add_delayed(KEYS[4], '', { fire_at, id })
+          add_delayed(KEYS[4], '', { fire_at, id }, now)
           if ahead then index_ahead(KEYS[11], KEYS[12], id, fire_at) end
           if earliest == nil or fire_at < earliest then earliest = fire_at end
         end

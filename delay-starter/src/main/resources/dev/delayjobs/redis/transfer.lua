@@ -1,10 +1,10 @@
 --! include: _chunks, _clock, _wake, _groups, _delayed
 -- transfer: moves due jobs from delayed to ready (the watchdog timer's step), fair between groups.
--- The default group's due jobs go to ready, oldest due first (a page's mark met among the due
--- members gives its due jobs, _delayed.lua); a group's mark met moves an equal share of what is
--- left of the call's budget of that group's due jobs, oldest first, to the group's ready list
--- (_groups.lua). So a group whose jobs fall due while another's
--- flood is being moved is served in the next call, not after the flood.
+-- The default group's due jobs go to ready, oldest due first: its plain ids (jobs due within a
+-- minute of their publish) merged with the jobs of the page marks met (_delayed.lua); a group's
+-- mark met moves an equal share of what is left of the call's budget of that group's due jobs,
+-- oldest first, to the group's ready list (_groups.lua). So a group whose jobs fall due while
+-- another's flood is being moved is served in the next call, not after the flood.
 -- KEYS[1] delayed: zset of marks (a group's delayed jobs are in <delayed>:<g>, the default group's
 --   in pages <delayed>:\2<n> indexed in <delayed>-pages, counted in <delayed>-counts: _delayed.lua)
 -- KEYS[2] ready: list
@@ -18,22 +18,26 @@
 -- a few commands for all); never scans the backlog nor reads a record.
 local now = now_ms()
 local max = tonumber(ARGV[1])
-local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, max)
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'WITHSCORES', 'LIMIT', 0, max)
 local plain, marked, pages = {}, {}, {}
-for _, member in ipairs(due) do
+for j = 1, #due, 2 do
+  local member = due[j]
   local g, n = mark_group(member), mark_page(member)
-  if g then marked[#marked + 1] = g elseif n then pages[#pages + 1] = n else plain[#plain + 1] = member end
+  if g then
+    marked[#marked + 1] = g
+  elseif n then
+    pages[#pages + 1] = n
+  else
+    plain[#plain + 1] = member
+    plain[#plain + 1] = due[j + 1]
+  end
 end
-if #plain > 0 then
-  call_in_chunks('ZREM', KEYS[1], plain)
-  call_in_chunks('RPUSH', KEYS[2], plain)
-end
-local moved = #plain
-if #pages > 0 and moved < max then
-  -- the default group is not shared out: its pages give their due jobs oldest first
-  local paged = take_due_of_pages(KEYS[1], pages, now, max - moved)
-  call_in_chunks('RPUSH', KEYS[2], paged)
-  moved = moved + #paged
+local moved = 0
+if #plain > 0 or #pages > 0 then
+  -- the default group is not shared out: its plain ids and its pages' jobs, merged in due order
+  local ids = take_due_of_default(KEYS[1], plain, pages, now, max)
+  call_in_chunks('RPUSH', KEYS[2], ids)
+  moved = #ids
 end
 if #marked > 0 then
   local share = math.max(1, math.floor((max - moved) / #marked))

@@ -236,6 +236,28 @@ class DelayedPagesTest {
     }
 
     @Test
+    void jobsDueWithinAMinuteWaitAsPlainIdsAndLeaveInDueOrderWithPagedOnes() {
+        publishAt(IntStream.range(0, 150).mapToObj(i -> job(String.format("x%04d", 2 * i), base + 2 * i)).toList());
+        DelayedTime.pass(redisson, k, HOUR - 30_000);
+        // due between the paged ones, 30 s from the first clock read: near, so plain members of delayed
+        long near = base - HOUR + 30_000;
+        publishAt(IntStream.range(0, 150).mapToObj(i -> job(String.format("x%04d", 2 * i + 1), near + 2 * i + 1)).toList());
+        assertThat(redisson.getScoredSortedSet(k.delayed(), StringCodec.INSTANCE).contains("x0001")).isTrue();
+        assertThat(pages()).flatExtracting(Page::ids).hasSize(150).doesNotContain("x0001");
+        assertThat(store.stats("q").delayed()).isEqualTo(300);
+        assertThat(store.find("q", "x0001").orElseThrow().state()).isEqualTo(JobState.DELAYED);
+        assertThat(store.cancel("q", "x0003")).isTrue();
+
+        DelayedTime.pass(redisson, k, 40_000);
+        drain(50);
+
+        List<String> expected = new ArrayList<>(padded("x", 0, 300));
+        expected.remove("x0003");
+        assertThat(ready()).as("plain and paged jobs merged in due order").containsExactlyElementsOf(expected);
+        assertNothingLeft();
+    }
+
+    @Test
     void tenThousandDelayedJobsTakeAFractionOfTheMemoryOfOneZset() {
         Map<String, Double> flat = new java.util.LinkedHashMap<>();
         for (int i = 0; i < 10_000; i += 100) {
