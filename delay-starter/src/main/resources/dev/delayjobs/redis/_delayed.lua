@@ -15,8 +15,9 @@
 --               page bigger.
 -- A job of the default group is found by its due time, which its record holds (_record.lua): every
 -- caller that moves one passes the due time it was delayed until. A member of the delayed zset
--- that is neither (an id delayed by an older writer or by hand) is a job of the default group due
--- at its score, read and moved as such.
+-- that is neither mark is a job of the default group due at its score: one due within NEAR_MS of
+-- its publish (short-lived bytes; pages would cost commands for them), one whose record has no
+-- readable due time, or one written by hand; every reader looks in the page first, then there.
 -- The hash <delayed>-counts keeps 'jobs' (jobs in group zsets and pages), 'marks' (marks in the
 -- delayed zset) and 'page' (the last page number), so that the number of delayed jobs is read in
 -- O(1) (delayed_count). Group zsets and pages share the delayed key's hash tag ({q}).
