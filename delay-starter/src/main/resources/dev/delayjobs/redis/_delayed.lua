@@ -213,20 +213,40 @@ end
 -- has room (its bound lowered), or opens a page of its own (the usual case of jobs due a fixed
 -- delay after now: the last page fills up, then the next opens; jobs that come a little late fill
 -- the gap before it); a run before the first page likewise joins it or opens one; a run among the
--- page's jobs joins it, and the page is split. Returns the jobs added. Per run: up to two index
--- lookups, a ZCARD, one ZADD of the jobs and one of the page's mark, O(log N) each; a split reads
--- the page once.
+-- page's jobs joins it, and the page is split. Returns the jobs added. Two index reads for all
+-- (one for a single job), then per run a ZCARD, one ZADD of the jobs and one of the page's mark,
+-- O(log N) each; a split reads the page once.
 local function add_paged(delayed_key, sorted)
   local added, i, pairs_count = 0, 1, #sorted / 2
+  local index = page_index(delayed_key)
+  -- the pages whose ranges the jobs fall in, in one or two reads: the first job's page (none:
+  -- before every page), then every page whose bound lies among the jobs' due times. Placing a run
+  -- changes no page of a later run: new pages and lowered bounds lie below the next run's jobs.
+  local ns, bounds = {}, {}
+  local first_n, first_bound = page_of(delayed_key, sorted[1])
+  if first_n then ns[1], bounds[1] = first_n, tonumber(first_bound) end
+  if pairs_count > 1 then
+    local more = redis.call('ZRANGEBYSCORE', index, '(' .. sorted[1], sorted[2 * pairs_count - 1], 'WITHSCORES')
+    for j = 1, #more, 2 do
+      ns[#ns + 1] = more[j]
+      bounds[#bounds + 1] = tonumber(more[j + 1])
+    end
+  end
+  local at = first_n and 1 or 0
   while i <= pairs_count do
     local d = sorted[2 * i - 1]
-    local n = page_of(delayed_key, d)
-    local limit, before_all
-    if n then
-      if i < pairs_count then limit = bound_after(delayed_key, d) end
+    while at < #ns and bounds[at + 1] <= d do at = at + 1 end
+    local n, limit, before_all, next_n
+    if at == 0 then
+      before_all = true
+      if ns[1] then
+        n, limit = ns[1], bounds[1]
+      else
+        local first = redis.call('ZRANGE', index, 0, 0, 'WITHSCORES')
+        n, limit = first[1], first[2] and tonumber(first[2])
+      end
     else
-      local first = redis.call('ZRANGE', page_index(delayed_key), 0, 0, 'WITHSCORES')
-      n, limit, before_all = first[1], first[2] and tonumber(first[2]), true
+      n, limit, next_n = ns[at], bounds[at + 1], ns[at + 1]
     end
     local upto = i
     while upto < pairs_count and (limit == nil or sorted[2 * upto + 1] < limit) do upto = upto + 1 end
@@ -242,7 +262,7 @@ local function add_paged(delayed_key, sorted)
       -- before every page, or after page n's last job: the next page (if any) when it has room
       local next_page = n
       if not before_all then
-        next_page = n and redis.call('ZRANGEBYSCORE', page_index(delayed_key), '(' .. d, '+inf', 'LIMIT', 0, 1)[1]
+        next_page = next_n or (n and redis.call('ZRANGEBYSCORE', index, '(' .. d, '+inf', 'LIMIT', 0, 1)[1])
         card = next_page and redis.call('ZCARD', page_key(delayed_key, next_page)) or 0
       end
       if next_page and card + k <= PAGE_SIZE then
