@@ -89,10 +89,10 @@ local function page_of(delayed_key, due)
   return found[1], found[2]
 end
 
--- The lower bound of the first page after due time due, or nil when there is none. O(log P).
-local function bound_after(delayed_key, due)
+-- The first page after due time due and its lower bound (a number), or nil when there is none. O(log P).
+local function page_after(delayed_key, due)
   local found = redis.call('ZRANGEBYSCORE', page_index(delayed_key), '(' .. due, '+inf', 'WITHSCORES', 'LIMIT', 0, 1)
-  return found[2] and tonumber(found[2])
+  return found[1], found[2] and tonumber(found[2])
 end
 
 -- Scores page n's mark with its earliest job, or deletes the page's index entry and mark when it is
@@ -220,13 +220,17 @@ local function add_paged(delayed_key, sorted)
   local added, i, pairs_count = 0, 1, #sorted / 2
   local index = page_index(delayed_key)
   -- the pages whose ranges the jobs fall in, in one or two reads: the first job's page (none:
-  -- before every page), then every page whose bound lies among the jobs' due times. Placing a run
-  -- changes no page of a later run: new pages and lowered bounds lie below the next run's jobs.
+  -- before every page), then the pages whose bounds lie among the jobs' due times, when there are
+  -- fewer than jobs (else, jobs spread over many pages, each run looks its page up: two reads).
+  -- Placing a run changes no page of a later run: new pages and lowered bounds lie below its jobs.
   local ns, bounds = {}, {}
   local first_n, first_bound = page_of(delayed_key, sorted[1])
   if first_n then ns[1], bounds[1] = first_n, tonumber(first_bound) end
+  local listed = true
   if pairs_count > 1 then
-    local more = redis.call('ZRANGEBYSCORE', index, '(' .. sorted[1], sorted[2 * pairs_count - 1], 'WITHSCORES')
+    local more = redis.call('ZRANGEBYSCORE', index, '(' .. sorted[1], sorted[2 * pairs_count - 1], 'WITHSCORES',
+      'LIMIT', 0, pairs_count)
+    listed = #more / 2 < pairs_count
     for j = 1, #more, 2 do
       ns[#ns + 1] = more[j]
       bounds[#bounds + 1] = tonumber(more[j + 1])
@@ -235,7 +239,13 @@ local function add_paged(delayed_key, sorted)
   local at = first_n and 1 or 0
   while i <= pairs_count do
     local d = sorted[2 * i - 1]
-    while at < #ns and bounds[at + 1] <= d do at = at + 1 end
+    if listed then
+      while at < #ns and bounds[at + 1] <= d do at = at + 1 end
+    elseif i > 1 then
+      local n_of_d, bound_of_d = page_of(delayed_key, d)
+      ns, bounds, at = { n_of_d }, { tonumber(bound_of_d) }, n_of_d and 1 or 0
+      if i < pairs_count then ns[2], bounds[2] = page_after(delayed_key, d) end
+    end
     local n, limit, before_all, next_n
     if at == 0 then
       before_all = true
@@ -433,7 +443,7 @@ local function delayed_scores(delayed_key, ids, groups, recs)
     while at <= #paged do
       local d = dues[paged[at]]
       local n = page_of(delayed_key, d)
-      local limit = bound_after(delayed_key, d)
+      local _, limit = page_after(delayed_key, d)
       local upto = at
       while upto < #paged and (limit == nil or dues[paged[upto + 1]] < limit) do upto = upto + 1 end
       if n then
