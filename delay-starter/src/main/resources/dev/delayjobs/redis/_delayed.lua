@@ -221,7 +221,8 @@ local function add_paged(delayed_key, sorted)
   local index = page_index(delayed_key)
   -- the pages whose ranges the jobs fall in, in one or two reads: the first job's page (none:
   -- before every page), then the pages whose bounds lie among the jobs' due times, when there are
-  -- fewer than jobs (else, jobs spread over many pages, each run looks its page up: two reads).
+  -- fewer than 8 a job (else, a few jobs spread over many pages, each run looks its page up: two
+  -- reads).
   -- Placing a run changes no page of a later run: new pages and lowered bounds lie below its jobs.
   local ns, bounds = {}, {}
   local first_n, first_bound = page_of(delayed_key, sorted[1])
@@ -229,8 +230,8 @@ local function add_paged(delayed_key, sorted)
   local listed = true
   if pairs_count > 1 then
     local more = redis.call('ZRANGEBYSCORE', index, '(' .. sorted[1], sorted[2 * pairs_count - 1], 'WITHSCORES',
-      'LIMIT', 0, pairs_count)
-    listed = #more / 2 < pairs_count
+      'LIMIT', 0, 8 * pairs_count)
+    listed = #more / 2 < 8 * pairs_count
     for j = 1, #more, 2 do
       ns[#ns + 1] = more[j]
       bounds[#bounds + 1] = tonumber(more[j + 1])

@@ -86,14 +86,24 @@ class DelayedPagesTest {
             dues.add(due);
             jobs.add(job("r" + i, due));
         }
-        // calls of 20: the first ones' jobs fall in fewer pages than jobs (read at once), the later ones' in more (looked up by run)
-        for (int i = 0; i < jobs.size(); i += 20) {
-            publishAt(jobs.subList(i, i + 20));
+        for (int i = 0; i < jobs.size(); i += 50) {
+            publishAt(jobs.subList(i, i + 50));
         }
+        // calls of two jobs far apart: more pages lie between them than 8 a job, so each looks its page up
+        int pagesBefore = pages().size();
+        for (int i = 0; i < 20; i++) {
+            long low = base + random.nextInt(1_000), high = base + 999_000 + random.nextInt(1_000);
+            dues.add(low);
+            dues.add(high);
+            jobs.add(job("r" + (3_000 + 2 * i), low));
+            jobs.add(job("r" + (3_001 + 2 * i), high));
+            publishAt(jobs.subList(3_000 + 2 * i, 3_002 + 2 * i));
+        }
+        assertThat(pagesBefore).isGreaterThan(16);
 
-        assertLayoutHolds(3_000);
+        assertLayoutHolds(3_040);
         assertThat(pages()).allSatisfy(p -> assertThat(p.ids()).hasSizeBetween(1, 110));
-        for (int i = 0; i < 3_000; i += 97) {
+        for (int i = 0; i < 3_040; i += 13) {
             JobInfo found = store.find("q", "r" + i).orElseThrow();
             assertThat(found.state()).isEqualTo(JobState.DELAYED);
             assertThat(found.dueAt().toEpochMilli()).isEqualTo(dues.get(i));
