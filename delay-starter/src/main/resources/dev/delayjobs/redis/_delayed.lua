@@ -42,6 +42,7 @@ local function delayed_counts(delayed_key)
   return delayed_key .. '-counts'
 end
 
+-- The index of the default group's pages (the key exists while there is a page).
 local function page_index(delayed_key)
   return delayed_key .. '-pages'
 end
@@ -292,6 +293,14 @@ end
 -- (unpack's limit).
 local function add_default(delayed_key, scored, now)
   if now then
+    local all_near = true
+    for j = 1, #scored, 2 do
+      if scored[j] >= now + NEAR_MS then all_near = false; break end
+    end
+    if all_near then
+      call_in_chunks('ZADD', delayed_key, scored)
+      return 0
+    end
     local near, far = {}, {}
     for j = 1, #scored, 2 do
       local list = scored[j] < now + NEAR_MS and near or far

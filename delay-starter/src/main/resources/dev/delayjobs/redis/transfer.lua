@@ -18,9 +18,13 @@
 -- a few commands for all); never scans the backlog nor reads a record.
 local now = now_ms()
 local max = tonumber(ARGV[1])
-local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'WITHSCORES', 'LIMIT', 0, max)
+-- the due times of the plain ids are read only while the default group has pages to merge them with
+local paged = redis.call('EXISTS', page_index(KEYS[1])) == 1
+local due = paged and redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'WITHSCORES', 'LIMIT', 0, max)
+  or redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, max)
+local step = paged and 2 or 1
 local plain, marked, pages = {}, {}, {}
-for j = 1, #due, 2 do
+for j = 1, #due, step do
   local member = due[j]
   local g, n = mark_group(member), mark_page(member)
   if g then
@@ -29,13 +33,22 @@ for j = 1, #due, 2 do
     pages[#pages + 1] = n
   else
     plain[#plain + 1] = member
-    plain[#plain + 1] = due[j + 1]
+    if paged then plain[#plain + 1] = due[j + 1] end
   end
 end
 local moved = 0
-if #plain > 0 or #pages > 0 then
+if #pages > 0 then
   -- the default group is not shared out: its plain ids and its pages' jobs, merged in due order
   local ids = take_due_of_default(KEYS[1], plain, pages, now, max)
+  call_in_chunks('RPUSH', KEYS[2], ids)
+  moved = #ids
+elseif #plain > 0 then
+  local ids = plain
+  if paged then
+    ids = {}
+    for j = 1, #plain, 2 do ids[#ids + 1] = plain[j] end
+  end
+  call_in_chunks('ZREM', KEYS[1], ids)
   call_in_chunks('RPUSH', KEYS[2], ids)
   moved = #ids
 end
