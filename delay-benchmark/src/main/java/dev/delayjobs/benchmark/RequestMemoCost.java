@@ -99,7 +99,8 @@ public final class RequestMemoCost {
             cursor = reply.get(0).toString();
             for (Object name : (List<?>) reply.get(1)) {
                 String key = name.toString();
-                String kind = key.contains(":req:p:") ? "req:p:<s>:<n> (memo buckets)" : key.substring(key.lastIndexOf(':') + 1);
+                String kind = key.contains(":req:p:") ? "req:p:<s>:<n> (memo buckets)"
+                        : key.contains(":delayed:\u0002") ? "delayed:\\2<n> (pages)" : key.substring(key.lastIndexOf(':') + 1);
                 long[] v = byKind.computeIfAbsent(kind, x -> new long[2]);
                 v[0]++;
                 v[1] += ((Number) resp.call("MEMORY", "USAGE", key, "SAMPLES", "0")).longValue();

@@ -25,16 +25,22 @@ record QueueKeys(String prefix, String queue) {
     }
 
     /**
-     * Delayed jobs of the default group, and a mark per group with delayed jobs (see _delayed.lua):
-     * a group's delayed jobs are in {@code delayed():<group>}, counted in {@link #delayedCounts()}.
+     * The marks of the delayed jobs (see _delayed.lua): one per group with delayed jobs, whose jobs
+     * are in {@code delayed():<group>}, and one per page of the default group's delayed jobs, in
+     * {@code delayed():\u0002<n>} (indexed in {@link #delayedPages()}); counted in {@link #delayedCounts()}.
      */
     String delayed() {
         return base() + "delayed";
     }
 
-    /** The number of jobs in the groups' delayed zsets, and of their marks in {@link #delayed()}. */
+    /** The number of jobs in the groups' delayed zsets and pages, and of their marks in {@link #delayed()}. */
     String delayedCounts() {
         return delayed() + "-counts";
+    }
+
+    /** The pages of the default group's delayed jobs, each scored with the lower bound of its due times. */
+    String delayedPages() {
+        return delayed() + "-pages";
     }
 
     String ready() {

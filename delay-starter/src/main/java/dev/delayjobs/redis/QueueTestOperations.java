@@ -70,13 +70,19 @@ public final class QueueTestOperations {
         RedisCalls.call("clear", partition.name(), () -> {
             List<String> keys = new ArrayList<>(List.of(k.jobs(), k.claims(), k.delayed(), k.ready(), k.dead(), k.errors(), k.stats(),
                     k.instances(), k.workers(), k.claimFences(), k.forgottenFences(), k.successors(), k.groups(), k.groupsReady(),
-                    k.groupHeld(), k.delayedCounts()));
+                    k.groupHeld(), k.delayedCounts(), k.delayedPages()));
             // a group with ready jobs is in the rotation (see _groups.lua): its list goes with it
             redisson.<String>getScoredSortedSet(k.groupsReady(), StringCodec.INSTANCE).readAll().stream()
                     .filter(group -> !group.isEmpty()).forEach(group -> keys.add(k.ready() + ":" + group));
-            // a group with delayed jobs has a mark in delayed (character 1, then its name): its zset goes with it
-            redisson.<String>getScoredSortedSet(k.delayed(), StringCodec.INSTANCE).readAll().stream()
-                    .filter(member -> member.startsWith("\u0001")).forEach(mark -> keys.add(k.delayed() + ":" + mark.substring(1)));
+            // a group with delayed jobs has a mark in delayed (character 1, then its name), a page of the
+            // default group's one (character 2, then its number): the zset of each goes with it
+            redisson.<String>getScoredSortedSet(k.delayed(), StringCodec.INSTANCE).readAll().forEach(member -> {
+                if (member.startsWith("\u0001")) {
+                    keys.add(k.delayed() + ":" + member.substring(1));
+                } else if (member.startsWith("\u0002")) {
+                    keys.add(k.delayed() + ":" + member);
+                }
+            });
             redisson.<String>getScoredSortedSet(k.instances(), StringCodec.INSTANCE).readAll()
                     .forEach(instance -> keys.add(k.active(instance)));
             redisson.<String, String>getMap(k.workers(), StringCodec.INSTANCE).readAllKeySet()

@@ -1,3 +1,4 @@
+--! include: _delayed
 -- Ticks published ahead of their instant (DELAYED jobs due at the tick): indexed so that a change
 -- of their schedule (remove, pause, another spec or payload) can take back those not yet due.
 --   schedule-ahead: zset, every score 0, member the tick's job id '<name>@<epoch ms>'. A name has
@@ -29,9 +30,10 @@ local function take_back_ahead(ahead_key, ahead_due_key, jobs_key, delayed_key, 
   local taken = 0
   for _, id in ipairs(redis.call('ZRANGEBYLEX', ahead_key, low, high)) do
     local tick = tonumber(string.match(id, '@(%d+)$'))
-    local due = redis.call('ZSCORE', delayed_key, id)
+    -- still delayed until its tick (its page found by the tick: _delayed.lua)
+    local due = tick and delayed_score(delayed_key, nil, id, tick)
     if tick and tick > now and due and tonumber(due) == tick then
-      redis.call('ZREM', delayed_key, id)
+      remove_delayed(delayed_key, nil, id, tick)
       redis.call('HDEL', jobs_key, id)
       taken = taken + 1
     end

@@ -42,3 +42,11 @@ local function record_header(rec)
   if gen and fits(gen, due, age) then return gen, due end
   return nil
 end
+
+-- The due time (a number) of a record, nil when rec is nil or not in the job format: finds the page
+-- a delayed job of the default group waits in (_delayed.lua).
+local function record_due(rec)
+  if not rec then return nil end
+  local _, due = record_header(rec)
+  return due and from36(due)
+end

@@ -43,7 +43,7 @@ local function take_over(q, id, waiting)
     push_ready({ id }, q.groups, q.ready, q.rotation, q.held)
   else
     local old_head = head_score(q.delayed)
-    add_delayed(q.delayed, group, { due, id })
+    add_delayed(q.delayed, group, { due, id }, q.now)
     if q.wake then wake_if_head(q.delayed, q.wake, due, old_head) end
   end
 end

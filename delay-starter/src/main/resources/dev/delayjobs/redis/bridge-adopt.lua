@@ -1,4 +1,4 @@
---! include: _clock, _base36, _record, _wake
+--! include: _clock, _base36, _record, _wake, _delayed
 -- bridge-adopt: turns elements of a Redisson RDelayedQueue into jobs of the queue that bridges it.
 -- Each element leaves Redisson's keys in the same call that stores it as a job (or, when Java could
 -- not read it, as a dead job with the reason), so it is always in exactly one place: still
@@ -8,7 +8,7 @@
 --   publisher's clock)
 -- KEYS[3] pending: Redisson's list of the same packed elements, in offer order
 -- KEYS[4] jobs: hash
--- KEYS[5] delayed: zset
+-- KEYS[5] delayed: zset of marks (an adopted job waits in a page <delayed>:\2<n>: _delayed.lua)
 -- KEYS[6] ready: list
 -- KEYS[7] stats: hash
 -- KEYS[8] dead: zset
@@ -120,7 +120,7 @@ for i = 0, n - 1 do
       if due <= now then
         redis.call('RPUSH', KEYS[6], id)
       else
-        redis.call('ZADD', KEYS[5], due, id)
+        add_delayed(KEYS[5], '', { due, id }, now)
         if earliest == nil or due < earliest then earliest = due end
       end
       created = created + 1

@@ -1,8 +1,9 @@
---! include: _memo, _claims, _delayed
+--! include: _memo, _record, _claims, _delayed
 -- cancel: deletes a job that is still waiting (DELAYED or READY). A READY job's id may stay in
 -- the ready list; claim drops it since its record is gone.
 -- KEYS[1] jobs: hash
--- KEYS[2] delayed: zset (a grouped job waits in <delayed>:<g>: _delayed.lua)
+-- KEYS[2] delayed: zset of marks (a grouped job waits in <delayed>:<g>, one of the default group in a
+--   page <delayed>:\2<n>, found by the due time of its record: _delayed.lua)
 -- KEYS[3] dead: zset
 -- KEYS[4] errors: hash
 -- KEYS[5] memo: the request's memo bucket (hash; see replayed() in _memo.lua)
@@ -19,8 +20,10 @@
 local prior = replayed(KEYS[5])
 if prior then return prior end
 local successor = redis.call('HDEL', KEYS[6], ARGV[1])
-if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return remember(KEYS[5], successor) end
-if not remove_delayed(KEYS[2], KEYS[8], ARGV[1]) then
+local rec = redis.call('HGET', KEYS[1], ARGV[1])
+if not rec then return remember(KEYS[5], successor) end
+-- the record's due time finds the page a job of the default group waits in (_delayed.lua)
+if not remove_delayed(KEYS[2], KEYS[8], ARGV[1], record_due(rec)) then
   local c = claim_of(redis.call('HGET', KEYS[7], ARGV[1]))
   if (c and c.hold ~= FREE) or redis.call('ZSCORE', KEYS[3], ARGV[1]) then return remember(KEYS[5], successor) end
 end

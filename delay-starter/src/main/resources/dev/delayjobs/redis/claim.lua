@@ -7,7 +7,8 @@
 -- KEYS[1] ready: list
 -- KEYS[2] active: the instance's active list (active:<instance>)
 -- KEYS[3] jobs: hash
--- KEYS[4] delayed: zset (group g's delayed jobs are in <delayed>:<g>: _delayed.lua); an id of a
+-- KEYS[4] delayed: zset of marks (group g's delayed jobs are in <delayed>:<g>, the default group's in
+--   pages <delayed>:\2<n>, looked up by the due time of the record: _delayed.lua); an id of a
 --   ready list that is delayed (rescheduled later while READY) is dropped
 -- KEYS[5] dead: zset
 -- KEYS[6] errors: hash
@@ -199,7 +200,7 @@ local function check(batch, listed)
   local entries = redis.call('HMGET', KEYS[13], unpack(batch))
   local dead = any_dead and redis.call('ZMSCORE', KEYS[5], unpack(batch)) or {}
   local groups = any_groups and redis.call('HMGET', KEYS[14], unpack(batch)) or {}
-  local delayed = delayed_scores(KEYS[4], batch, groups)
+  local delayed = delayed_scores(KEYS[4], batch, groups, recs)
   local strays, stray_groups = {}, {}
   local per_id = type(listed) == 'table'
   for i, id in ipairs(batch) do

@@ -1,7 +1,8 @@
 --! include: _clock, _record, _groups, _delayed
 -- fast-forward: for tests, makes the delayed jobs due within a window due now, oldest first.
 -- KEYS[1] jobs: hash
--- KEYS[2] delayed: zset (a group's delayed jobs are in <delayed>:<g>, see _delayed.lua)
+-- KEYS[2] delayed: zset (a group's delayed jobs are in <delayed>:<g>, the default group's in pages
+--   <delayed>:\2<n>: _delayed.lua)
 -- KEYS[3] ready: list
 -- KEYS[4] groups: hash, id -> group (grouped jobs only): a grouped job goes to its group's ready list
 -- KEYS[5] groups-ready: zset, the rotation of groups with ready jobs
@@ -30,9 +31,11 @@ end
 local taken = 0
 for _, member in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', until_time, 'LIMIT', 0, max)) do
   if taken >= max then break end
-  local g = mark_group(member)
-  if g then
-    for _, id in ipairs(take_due_of_groups(KEYS[2], { g }, until_time, max - taken)[1]) do
+  local g, n = mark_group(member), mark_page(member)
+  local ids = (g and take_due_of_groups(KEYS[2], { g }, until_time, max - taken)[1])
+    or (n and take_due_of_pages(KEYS[2], { n }, until_time, max - taken))
+  if ids then
+    for _, id in ipairs(ids) do
       make_due(id)
       taken = taken + 1
     end

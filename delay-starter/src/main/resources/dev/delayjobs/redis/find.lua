@@ -1,7 +1,8 @@
---! include: _base36, _claims, _delayed
+--! include: _base36, _record, _claims, _delayed
 -- find: reads one job and where it is (read-only).
 -- KEYS[1] jobs: hash
--- KEYS[2] delayed: zset (a grouped job waits in <delayed>:<g>: _delayed.lua)
+-- KEYS[2] delayed: zset of marks (a grouped job waits in <delayed>:<g>, one of the default group in a
+--   page <delayed>:\2<n>, found by the due time of its record: _delayed.lua)
 -- KEYS[3] dead: zset
 -- KEYS[4] errors: hash
 -- KEYS[5] successors: hash
@@ -10,13 +11,13 @@
 -- ARGV[1] id
 -- Returns {} if absent, else {record, 'DELAYED'|'READY'|'PREFETCHED'|'RUNNING'|'DEAD', last error or '',
 -- successor (replace flag and record, see queue_successor in _successors.lua) or '', ar of its claim
--- entry in base 36 ('0' when it has none), group or '' (the default group)}. Cost: O(1).
+-- entry in base 36 ('0' when it has none), group or '' (the default group)}. Cost: O(log N).
 local rec = redis.call('HGET', KEYS[1], ARGV[1])
 if not rec then return {} end
 local state = 'READY'
 local c = claim_of(redis.call('HGET', KEYS[6], ARGV[1]))
 if redis.call('ZSCORE', KEYS[3], ARGV[1]) then state = 'DEAD'
-elseif delayed_score(KEYS[2], KEYS[7], ARGV[1]) then state = 'DELAYED'
+elseif delayed_score(KEYS[2], KEYS[7], ARGV[1], record_due(rec)) then state = 'DELAYED'
 elseif c and c.hold == RUNNING then state = 'RUNNING'
 elseif c and c.hold == PREFETCHED then state = 'PREFETCHED' end
 return { rec, state, redis.call('HGET', KEYS[4], ARGV[1]) or '', redis.call('HGET', KEYS[5], ARGV[1]) or '',

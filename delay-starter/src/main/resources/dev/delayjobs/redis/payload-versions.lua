@@ -2,8 +2,9 @@
 -- payload-versions: how many waiting jobs (ready and delayed) are at each payload version, from a
 -- bounded read (read-only; for the endpoint, which caches it). A record's version is its 'pv' header
 -- (see JobEnvelope and PayloadVersions); a record without one is at version 1.
--- KEYS[1] delayed: zset (a group's delayed jobs are in <delayed>:<g>, marked here: _delayed.lua;
---   a mark met by c of the spread ranks stands for c jobs spread over its group's zset)
+-- KEYS[1] delayed: zset (a group's delayed jobs are in <delayed>:<g>, the default group's in pages
+--   <delayed>:\2<n>, each marked here: _delayed.lua; a mark met by c of the spread ranks stands for
+--   c jobs spread over its zset)
 -- KEYS[2] ready: list (its wake marker, at its head when there, is skipped: _wake_marker.lua)
 -- KEYS[3] jobs: hash
 -- ARGV[1] most-jobs: most waiting ids looked at: all of them when there are no more, else the head of
@@ -23,9 +24,9 @@ if from_ready > 0 then ids = redis.call('LRANGE', KEYS[2], skip, skip + from_rea
 local left = most - #ids
 if delayed <= left then
   for _, member in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
-    local g = mark_group(member)
-    if g then
-      for _, id in ipairs(redis.call('ZRANGE', group_delayed(KEYS[1], g), 0, -1)) do ids[#ids + 1] = id end
+    local set = marked_set(KEYS[1], member)
+    if set then
+      for _, id in ipairs(redis.call('ZRANGE', set, 0, -1)) do ids[#ids + 1] = id end
     else
       ids[#ids + 1] = member
     end
@@ -42,9 +43,8 @@ elseif left > 0 and members > 0 then
   end
   for _, rank in ipairs(order) do
     local member = redis.call('ZRANGE', KEYS[1], rank, rank)[1]
-    local g = member and mark_group(member)
-    if g then
-      local set = group_delayed(KEYS[1], g)
+    local set = member and marked_set(KEYS[1], member)
+    if set then
       local card = redis.call('ZCARD', set)
       for j = 0, hits[rank] - 1 do
         local id = redis.call('ZRANGE', set, math.floor(j * card / hits[rank]), math.floor(j * card / hits[rank]))[1]

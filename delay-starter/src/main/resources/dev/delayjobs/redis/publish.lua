@@ -1,7 +1,8 @@
 --! include: _chunks, _memo, _clock, _record, _claims, _wake, _successors, _groups, _delayed
 -- publish: stores new jobs; each is DELAYED, or READY when already due.
 -- KEYS[1] jobs: hash
--- KEYS[2] delayed: zset (a grouped job waits in <delayed>:<g>, its group marked here: _delayed.lua)
+-- KEYS[2] delayed: zset of marks (a grouped job waits in <delayed>:<g>, a job of the default group in a
+--   page <delayed>:\2<n> indexed in <delayed>-pages: _delayed.lua)
 -- KEYS[3] ready: list
 -- KEYS[4] stats: hash
 -- KEYS[5] dead: zset
@@ -36,8 +37,11 @@
 -- 'LAYOUT <count>', storing nothing, when the queue is laid out in another number of partitions.
 -- Commands: n HSETNX (an HGET and an HDEL more per keyed job that meets one), then for the whole
 -- call: the memo's HGET, HSET and PTTL (the memo is '' when every job was created: ALL_CREATED),
--- the layout's HGET, TIME, one HINCRBY, one RPUSH of the due jobs, and when it delays any, a ZRANGE of the head, one ZADD and a PUBLISH on wake when the
--- earliest beats the head; so a batch costs about one command per job. Grouped jobs add one HSET
+-- the layout's HGET, TIME, one HINCRBY, one RPUSH of the due jobs, and when it delays any, a ZRANGE of the head,
+-- per page range its jobs fall in a few commands (add_paged in _delayed.lua: two index lookups, a
+-- ZCARD, a ZADD of the jobs and one of the page's mark), one HINCRBY of the count, and a PUBLISH on
+-- wake when the earliest beats the head; so a batch costs about one command per job. A replacing
+-- job meeting its old one reads the old record too (its due time finds its page). Grouped jobs add one HSET
 -- of their groups for the call, and per group one ZADD (delayed) or RPUSH (due), see _delayed.lua and
 -- _groups.lua.
 -- Cost: O(n log N). Per job, Lua formats one base-36 number (the due time of a delay, the age of
@@ -109,7 +113,8 @@ for i = 0, n - 1 do
       status = 0
     else
       status = 2
-      remove_delayed(KEYS[2], KEYS[11], id)
+      -- the old record's due time finds the page it may wait in (_delayed.lua)
+      remove_delayed(KEYS[2], KEYS[11], id, record_due(redis.call('HGET', KEYS[1], id)))
       redis.call('ZREM', KEYS[5], id)
       redis.call('HDEL', KEYS[6], id)
       -- the replacement is the newest intent: a successor left waiting by a retry or recovery goes
@@ -165,9 +170,9 @@ if earliest ~= nil then
     -- grouped jobs go to their groups' zsets, the rest to delayed, in one ZADD per 1000
     local by_group, groups_met = split_by_group(scored, 2,
       function(i) return group_written[scored[i + 1]] or '' end)
-    add_delayed_groups(KEYS[2], by_group, groups_met)
+    add_delayed_groups(KEYS[2], by_group, groups_met, now)
   else
-    call_in_chunks('ZADD', KEYS[2], scored)
+    add_delayed(KEYS[2], '', scored, now)
   end
   wake_if_head(KEYS[2], ARGV[1], earliest, head)
 end

@@ -2,7 +2,8 @@
 -- retry: a failed job goes back to DELAYED, due after its backoff.
 -- KEYS[1] active: the caller's active list (active:<instance>)
 -- KEYS[2] jobs: hash
--- KEYS[3] delayed: zset (a grouped job waits in <delayed>:<g>: _delayed.lua)
+-- KEYS[3] delayed: zset of marks (a grouped job waits in <delayed>:<g>, one of the default group in a
+--   page <delayed>:\2<n> found by its record's due time: _delayed.lua)
 -- KEYS[4] errors: hash
 -- KEYS[5] stats: hash
 -- KEYS[6] ready: list
@@ -41,7 +42,8 @@ if r then
   redis.call('HSET', KEYS[2], ARGV[1], encode(r))
 end
 -- a record rewritten by hand while it ran is scheduled as it is: the claim that meets it buries it
-add_delayed(KEYS[3], redis.call('HGET', KEYS[13], ARGV[1]), { due, ARGV[1] })
+local group = redis.call('HGET', KEYS[13], ARGV[1])
+if r or group then add_delayed(KEYS[3], group, { due, ARGV[1] }, due - tonumber(ARGV[4])) else add_unpaged(KEYS[3], due, ARGV[1]) end
 redis.call('HSET', KEYS[4], ARGV[1], ARGV[3])
 redis.call('HINCRBY', KEYS[5], 'retried', 1)
 if has_schedules(KEYS[11]) then record_tick_outcome(KEYS[11], KEYS[12], KEYS[5], ARGV[1], 'retrying', due - tonumber(ARGV[4])) end

@@ -1,10 +1,10 @@
---! include: _clock, _record, _wake, _ticks, _ahead
+--! include: _clock, _record, _wake, _ticks, _delayed, _ahead
 -- tick: for each schedule, publishes the job of its current tick and stores its next tick, in one
 -- call, only if the schedule still stands where the caller read it (compare-and-set).
 -- KEYS[1] schedules: hash, name -> spec, a newline, payload
 -- KEYS[2] schedule-ticks: zset, name -> next tick not yet published (epoch ms)
 -- KEYS[3] jobs: hash
--- KEYS[4] delayed: zset
+-- KEYS[4] delayed: zset of marks (a tick's job waits in a page <delayed>:\2<n>: _delayed.lua)
 -- KEYS[5] ready: list
 -- KEYS[6] stats: hash (its 'published' counter is the gen sequence, as in publish.lua)
 -- KEYS[7] control: hash, its 'partitions' field: the partition count the queue is laid out in, when set
@@ -70,7 +70,7 @@ for base = 4, #ARGV, 7 do
         if fire_at <= now then
           redis.call('RPUSH', KEYS[5], id)
         else
-          redis.call('ZADD', KEYS[4], fire_at, id)
+          add_delayed(KEYS[4], '', { fire_at, id }, now)
           if ahead then index_ahead(KEYS[11], KEYS[12], id, fire_at) end
           if earliest == nil or fire_at < earliest then earliest = fire_at end
         end

@@ -123,8 +123,9 @@ class FairTransferTest {
         assertThat(readyOf("a")).containsExactly("a-0");
         assertThat(store.stats("q").delayed()).isEqualTo(1);
         assertThat(redisson.getKeys().countExists(k.delayed() + ":a")).isZero();
-        assertThat(redisson.getScoredSortedSet(k.delayed(), StringCodec.INSTANCE).readAll()).as("only the default group's job")
-                .containsExactly("none-0");
+        assertThat(redisson.getScoredSortedSet(k.delayed(), StringCodec.INSTANCE).readAll()).as("only the mark of the default group's page")
+                .containsExactly("\u00021");
+        assertThat(redisson.getScoredSortedSet(k.delayed() + ":\u00021", StringCodec.INSTANCE).readAll()).containsExactly("none-0");
     }
 
     private List<String> readyOf(String group) {
