@@ -15,6 +15,8 @@ final class BenchmarkOptions {
     int seed = 42;
     int concurrency = 8;
     int publishJobs = 40_000;
+    /** random (1 to 2 h) or fixed (1 h) delays in the publish scenario. */
+    String publishDelays = "random";
     int rate = 1000;
     int rateSeconds = 20;
     int[] rates = { 2_000, 5_000, 10_000, 20_000, 25_000, 30_000 };
@@ -52,6 +54,12 @@ final class BenchmarkOptions {
                 case "seed" -> o.seed = Integer.parseInt(v);
                 case "concurrency" -> o.concurrency = Integer.parseInt(v);
                 case "publish-jobs" -> o.publishJobs = Integer.parseInt(v);
+                case "publish-delays" -> {
+                    if (!v.equals("random") && !v.equals("fixed")) {
+                        throw new IllegalArgumentException("--publish-delays must be random or fixed, was " + v);
+                    }
+                    o.publishDelays = v;
+                }
                 case "rate" -> o.rate = Integer.parseInt(v);
                 case "rate-seconds" -> o.rateSeconds = Integer.parseInt(v);
                 case "rates" -> o.rates = Arrays.stream(v.split(",")).mapToInt(Integer::parseInt).toArray();
@@ -75,7 +83,7 @@ final class BenchmarkOptions {
     @Override
     public String toString() {
         return "scenarios=" + scenarios + " engines=" + engines + " seed=" + seed + " concurrency=" + concurrency
-                + " publishJobs=" + publishJobs + " rate=" + rate + "x" + rateSeconds + "s rates="
+                + " publishJobs=" + publishJobs + " publishDelays=" + publishDelays + " rate=" + rate + "x" + rateSeconds + "s rates="
                 + Arrays.toString(rates) + "x" + stepSeconds + "s backlogs=" + Arrays.toString(backlogs) + " dueJobs="
                 + dueJobs;
     }

@@ -93,7 +93,7 @@ final class ScenarioRuns {
         long memoryBefore = probe.usedMemory();
         int single = options.publishJobs;
         Random random = new Random(options.seed);
-        long[] delays = farFuture(random, single);
+        long[] delays = publishDelays(random, single);
         Phase phase = Phase.start(probe);
         long t0 = System.nanoTime();
         parallel(8, single, (from, to) -> {
@@ -105,7 +105,7 @@ final class ScenarioRuns {
         report.add(phase.finish("publish, single calls (8 threads)", engine.name(), single, single / seconds, null, ""));
 
         int batch = options.publishJobs * 4;
-        long[] batchDelays = farFuture(random, batch);
+        long[] batchDelays = publishDelays(random, batch);
         phase = Phase.start(probe);
         t0 = System.nanoTime();
         parallel(4, batch, (from, to) -> {
@@ -247,6 +247,20 @@ final class ScenarioRuns {
             }
         }
         probe.flushAll();
+    }
+
+    /**
+     * The publish scenario's delays: 1 to 2 h at random ({@code --publish-delays=random}, jobs due in
+     * no order), or 1 h for every job ({@code fixed}: due in publish order, as "close the order in
+     * 30 minutes" publishes).
+     */
+    private long[] publishDelays(Random random, int n) {
+        if (options.publishDelays.equals("fixed")) {
+            long[] delays = new long[n];
+            Arrays.fill(delays, 3_600_000L);
+            return delays;
+        }
+        return farFuture(random, n);
     }
 
     private static long[] farFuture(Random random, int n) {
