@@ -171,11 +171,10 @@ local function scored_of(range)
   return scored
 end
 
--- Splits page n (size jobs) when it has more than PAGE_SIZE, moving the jobs of the pieces after
--- the first into new pages: a page of up to MOST_MOVED + PAGE_SIZE jobs is read whole and cut in
--- pieces of about equal size, or, the last page, in pieces of LAST_FILL (jobs due a fixed delay
--- after now arrive at the end, give or take a few published at about the same time: the pages
--- they leave behind stay nearly full, with room for those few); a bigger one (jobs due at one instant joined by others) is cut once,
+-- Splits the last page n (size jobs) when it has more than PAGE_SIZE, moving the jobs of the pieces
+-- after the first into new pages: a page of up to MOST_MOVED + PAGE_SIZE jobs is read whole and cut
+-- in pieces of LAST_FILL (jobs due a fixed delay after now arrive at the end: the pages they leave
+-- behind stay nearly full); a bigger one (jobs due at one instant joined by others) is cut once,
 -- at the first due time after the one in its middle, when what lies above has at most MOST_MOVED
 -- jobs. Never splits jobs due at one instant apart.
 local function split_page(delayed_key, n, size)
@@ -184,8 +183,7 @@ local function split_page(delayed_key, n, size)
   if size <= MOST_MOVED + PAGE_SIZE then
     local all = scored_of(redis.call('ZRANGE', key, 0, -1, 'WITHSCORES'))
     local upto = #all / 2
-    local last = redis.call('ZRANGE', page_index(delayed_key), -1, -1)[1] == n
-    local cuts = cut_points(all, 1, upto, PAGE_SIZE, last and LAST_FILL or nil)
+    local cuts = cut_points(all, 1, upto, PAGE_SIZE, LAST_FILL)
     if #cuts == 0 then return end
     redis.call('ZREMRANGEBYRANK', key, cuts[1] - 1, -1)
     open_pages(delayed_key, all, cuts[1], upto)
@@ -200,94 +198,39 @@ local function split_page(delayed_key, n, size)
   open_pages(delayed_key, upper, 1, #upper / 2)
 end
 
--- Adds the jobs of sorted[from..upto] (pair indexes) to page n, whose range they fall in once its
--- bound is lowered to the first one's due time when lower is set; rescores its mark. Returns the
--- jobs added and the page's size.
-local function join_page(delayed_key, n, sorted, from, upto, lower, card)
-  local d = sorted[2 * from - 1]
+-- Adds the jobs of sorted[from..upto] (pair indexes) to page n, whose range they fall in (card: its
+-- size before); rescores its mark. Returns the jobs added and the page's size.
+local function join_page(delayed_key, n, sorted, from, upto, card)
   local joined = redis.call('ZADD', page_key(delayed_key, n), unpack(sorted, 2 * from - 1, 2 * upto))
-  if lower then redis.call('ZADD', page_index(delayed_key), d, n) end
-  redis.call('ZADD', delayed_key, 'LT', d, PAGE .. n)
+  redis.call('ZADD', delayed_key, 'LT', sorted[2 * from - 1], PAGE .. n)
   return joined, card + joined
 end
 
--- Puts the sorted {due, id, ...} of the default group (none delayed already) into pages. Jobs are
--- placed a run at a time, a run being those that fall in one page's range. A run joins its page
--- when the page has room; else, a run after the page's last job goes to the next page when that
--- has room (its bound lowered), or opens a page of its own (the usual case of jobs due a fixed
--- delay after now: the last page fills up, then the next opens; jobs that come a little late fill
--- the gap before it); a run before the first page likewise joins it or opens one; a run among the
--- page's jobs joins it, and the page is split. Returns the jobs added. Two index reads for all
--- (one for a single job), then per run a ZCARD, one ZADD of the jobs and one of the page's mark,
--- O(log N) each; a split reads the page once.
-local function add_paged(delayed_key, sorted)
-  local added, i, pairs_count = 0, 1, #sorted / 2
-  local index = page_index(delayed_key)
-  -- the pages whose ranges the jobs fall in, in one or two reads: the first job's page (none:
-  -- before every page), then the pages whose bounds lie among the jobs' due times, when there are
-  -- fewer than 8 a job (else, a few jobs spread over many pages, each run looks its page up: two
-  -- reads).
-  -- Placing a run changes no page of a later run: new pages and lowered bounds lie below its jobs.
-  local ns, bounds = {}, {}
-  local first_n, first_bound = page_of(delayed_key, sorted[1])
-  if first_n then ns[1], bounds[1] = first_n, tonumber(first_bound) end
-  local listed = true
-  if pairs_count > 1 then
-    local more = redis.call('ZRANGEBYSCORE', index, '(' .. sorted[1], sorted[2 * pairs_count - 1], 'WITHSCORES',
-      'LIMIT', 0, 8 * pairs_count)
-    listed = #more / 2 < 8 * pairs_count
-    for j = 1, #more, 2 do
-      ns[#ns + 1] = more[j]
-      bounds[#bounds + 1] = tonumber(more[j + 1])
-    end
+-- Puts the sorted {due, id, ...} of the default group (none delayed already, none due before the
+-- bound of the last page, whose number last is: add_default keeps those plain) into pages. They
+-- join the last page while it has room; those due up to its last job join it when it has not (it is
+-- split then: split_page), and those after open pages of their own (open_pages), as the jobs of a
+-- queue without pages do: jobs due a fixed delay after now fill one page, then the next. Returns
+-- the jobs added. A ZCARD, a ZADD and the mark's ZADD LT, or the new pages' writes; a split reads
+-- the page once.
+local function add_paged(delayed_key, sorted, last)
+  local count = #sorted / 2
+  if not last then return open_pages(delayed_key, sorted, 1, count) end
+  local key = page_key(delayed_key, last)
+  local card = redis.call('ZCARD', key)
+  if card + count <= PAGE_SIZE then
+    return (join_page(delayed_key, last, sorted, 1, count, card))
   end
-  local at = first_n and 1 or 0
-  while i <= pairs_count do
-    local d = sorted[2 * i - 1]
-    if listed then
-      while at < #ns and bounds[at + 1] <= d do at = at + 1 end
-    elseif i > 1 then
-      local n_of_d, bound_of_d = page_of(delayed_key, d)
-      ns, bounds, at = { n_of_d }, { tonumber(bound_of_d) }, n_of_d and 1 or 0
-      if i < pairs_count then ns[2], bounds[2] = page_after(delayed_key, d) end
-    end
-    local n, limit, before_all, next_n
-    if at == 0 then
-      before_all = true
-      if ns[1] then
-        n, limit = ns[1], bounds[1]
-      else
-        local first = redis.call('ZRANGE', index, 0, 0, 'WITHSCORES')
-        n, limit = first[1], first[2] and tonumber(first[2])
-      end
-    else
-      n, limit, next_n = ns[at], bounds[at + 1], ns[at + 1]
-    end
-    local upto = i
-    while upto < pairs_count and (limit == nil or sorted[2 * upto + 1] < limit) do upto = upto + 1 end
-    local k = upto - i + 1
-    local card = n and redis.call('ZCARD', page_key(delayed_key, n)) or 0
-    if n and card + k <= PAGE_SIZE then
-      added = added + join_page(delayed_key, n, sorted, i, upto, before_all, card)
-    elseif n and not before_all and d <= tonumber(redis.call('ZRANGE', page_key(delayed_key, n), -1, -1, 'WITHSCORES')[2]) then
-      local joined, size = join_page(delayed_key, n, sorted, i, upto, false, card)
-      added = added + joined
-      split_page(delayed_key, n, size)
-    else
-      -- before every page, or after page n's last job: the next page (if any) when it has room
-      local next_page = n
-      if not before_all then
-        next_page = next_n or (n and redis.call('ZRANGEBYSCORE', index, '(' .. d, '+inf', 'LIMIT', 0, 1)[1])
-        card = next_page and redis.call('ZCARD', page_key(delayed_key, next_page)) or 0
-      end
-      if next_page and card + k <= PAGE_SIZE then
-        added = added + join_page(delayed_key, next_page, sorted, i, upto, true, card)
-      else
-        added = added + open_pages(delayed_key, sorted, i, upto)
-      end
-    end
-    i = upto + 1
+  local tail = tonumber(redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')[2])
+  local upto = 0
+  while upto < count and sorted[2 * upto + 1] <= tail do upto = upto + 1 end
+  local added = 0
+  if upto > 0 then
+    local joined, size = join_page(delayed_key, last, sorted, 1, upto, card)
+    split_page(delayed_key, last, size)
+    added = joined
   end
+  if upto < count then added = added + open_pages(delayed_key, sorted, upto + 1, count) end
   return added
 end
 
@@ -318,9 +261,10 @@ local function add_default(delayed_key, scored, now)
   -- gives them): a job due among the earlier pages stays a plain member, since placing jobs that
   -- come in no order costs a page lookup, a ZCARD and a split every few jobs (twice the Redis time
   -- of a publish) for the bytes pages save.
-  local last = redis.call('ZRANGE', page_index(delayed_key), -1, -1, 'WITHSCORES')[2]
+  local last_page = redis.call('ZRANGE', page_index(delayed_key), -1, -1, 'WITHSCORES')
+  local last = last_page[1]
   if last then
-    local bound, all_after = tonumber(last), true
+    local bound, all_after = tonumber(last_page[2]), true
     for j = 1, #scored, 2 do
       if scored[j] < bound then all_after = false; break end
     end
@@ -340,7 +284,7 @@ local function add_default(delayed_key, scored, now)
   for j = 3, #scored, 2 do
     if scored[j] < scored[j - 2] then in_order = false; break end
   end
-  if in_order and #scored <= 2000 then return add_paged(delayed_key, scored) end
+  if in_order and #scored <= 2000 then return add_paged(delayed_key, scored, last) end
   local order = {}
   for j = 1, #scored, 2 do order[#order + 1] = { scored[j], scored[j + 1] } end
   if not in_order then table.sort(order, function(a, b) return a[1] < b[1] end) end
@@ -351,7 +295,8 @@ local function add_default(delayed_key, scored, now)
       sorted[#sorted + 1] = order[j][1]
       sorted[#sorted + 1] = order[j][2]
     end
-    added = added + add_paged(delayed_key, sorted)
+    added = added + add_paged(delayed_key, sorted, last)
+    last = redis.call('ZRANGE', page_index(delayed_key), -1, -1)[1]
   end
   return added
 end

@@ -38,8 +38,9 @@
 -- Commands: n HSETNX (an HGET and an HDEL more per keyed job that meets one), then for the whole
 -- call: the memo's HGET, HSET and PTTL (the memo is '' when every job was created: ALL_CREATED),
 -- the layout's HGET, TIME, one HINCRBY, one RPUSH of the due jobs, and when it delays any, a ZRANGE of the head,
--- per page range its jobs fall in a few commands (add_paged in _delayed.lua: two index lookups, a
--- ZCARD, a ZADD of the jobs and one of the page's mark), one HINCRBY of the count, and a PUBLISH on
+-- a ZADD of those due within a minute or before the last page's bound, and for the rest a few
+-- commands (add_default in _delayed.lua: one index read, a ZCARD, a ZADD of the jobs and one of the
+-- page's mark, or a new page's writes), one HINCRBY of the count, and a PUBLISH on
 -- wake when the earliest beats the head; so a batch costs about one command per job. A replacing
 -- job meeting its old one reads the old record too (its due time finds its page). Grouped jobs add one HSET
 -- of their groups for the call, and per group one ZADD (delayed) or RPUSH (due), see _delayed.lua and
