@@ -234,29 +234,36 @@ local function add_paged(delayed_key, sorted, last)
   return added
 end
 
--- Puts the jobs of scored ({due, id, ...}, due times as numbers) into pages, sorted by due time
--- (a publish's usually are already: then no table is built), at most 1000 jobs per add_paged
--- (unpack's limit).
-local function add_default(delayed_key, scored, now)
-  if now then
-    local all_near = true
-    for j = 1, #scored, 2 do
-      if scored[j] >= now + NEAR_MS then all_near = false; break end
-    end
-    if all_near then
-      call_in_chunks('ZADD', delayed_key, scored)
-      return 0
-    end
-    local near, far = {}, {}
-    for j = 1, #scored, 2 do
-      local list = scored[j] < now + NEAR_MS and near or far
-      list[#list + 1] = scored[j]
-      list[#list + 1] = scored[j + 1]
-    end
-    call_in_chunks('ZADD', delayed_key, near)
-    if #far == 0 then return 0 end
-    scored = far
+-- Delays the jobs of scored ({due, id, ...}) due before below as plain members of the delayed zset
+-- (none when below is nil); returns the others ({due, id, ...}), or nil when there are none.
+local function keep_plain(delayed_key, scored, below)
+  local any_plain, all_plain = false, true
+  for j = 1, #scored, 2 do
+    if below and scored[j] < below then any_plain = true else all_plain = false end
   end
+  if not any_plain then return scored end
+  if all_plain then
+    call_in_chunks('ZADD', delayed_key, scored)
+    return nil
+  end
+  local plain, rest = {}, {}
+  for j = 1, #scored, 2 do
+    local list = scored[j] < below and plain or rest
+    list[#list + 1] = scored[j]
+    list[#list + 1] = scored[j + 1]
+  end
+  call_in_chunks('ZADD', delayed_key, plain)
+  return rest
+end
+
+-- Delays the jobs of scored ({due, id, ...}, due times as numbers) of the default group: those due
+-- within NEAR_MS of now, or before the last page's bound, as plain members of the delayed zset (the
+-- index read only when a job is due later than NEAR_MS), the rest into pages, sorted by due time
+-- (a publish's usually are already: then no table is built), at most 1000 jobs per add_paged
+-- (unpack's limit). Returns the jobs paged.
+local function add_default(delayed_key, scored, now)
+  scored = keep_plain(delayed_key, scored, now and now + NEAR_MS)
+  if not scored then return 0 end
   -- Pages take only jobs at or after the last page's bound (due in publish order, as a fixed delay
   -- gives them): a job due among the earlier pages stays a plain member, since placing jobs that
   -- come in no order costs a page lookup, a ZCARD and a split every few jobs (twice the Redis time
@@ -264,21 +271,8 @@ local function add_default(delayed_key, scored, now)
   local last_page = redis.call('ZRANGE', page_index(delayed_key), -1, -1, 'WITHSCORES')
   local last = last_page[1]
   if last then
-    local bound, all_after = tonumber(last_page[2]), true
-    for j = 1, #scored, 2 do
-      if scored[j] < bound then all_after = false; break end
-    end
-    if not all_after then
-      local plain, paged = {}, {}
-      for j = 1, #scored, 2 do
-        local list = scored[j] < bound and plain or paged
-        list[#list + 1] = scored[j]
-        list[#list + 1] = scored[j + 1]
-      end
-      call_in_chunks('ZADD', delayed_key, plain)
-      if #paged == 0 then return 0 end
-      scored = paged
-    end
+    scored = keep_plain(delayed_key, scored, tonumber(last_page[2]))
+    if not scored then return 0 end
   end
   local in_order = true
   for j = 3, #scored, 2 do
