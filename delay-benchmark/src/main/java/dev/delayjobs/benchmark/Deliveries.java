@@ -1,5 +1,6 @@
 package dev.delayjobs.benchmark;
 
+import java.io.BufferedReader;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -59,6 +60,31 @@ final class Deliveries {
             for (int i = 0; i < kept; i++) {
                 out.write(numbers[i] + " " + dues[i] + " " + handled[i] + "\n");
             }
+        }
+    }
+
+    /** One line of a deliveries file: the job's number from the burst's first, its due time (epoch ms), its start (epoch us). */
+    interface Line {
+        void accept(int n, long dueEpochMs, long handledMicros);
+    }
+
+    /**
+     * Reads the deliveries of the jobs numbered from {@code firstNumber} (a burst of its own: up to
+     * {@link SeparateProducer#WARM_UP_NUMBERS} of them) from {@code file}; returns the count its first
+     * line gives.
+     */
+    static int read(Path file, int firstNumber, Line line) throws IOException {
+        try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.US_ASCII)) {
+            int count = Integer.parseInt(in.readLine().substring(2).trim());
+            String text;
+            while ((text = in.readLine()) != null) {
+                String[] parts = text.split(" ");
+                int n = Integer.parseInt(parts[0]) - firstNumber;
+                if (n >= 0 && n < SeparateProducer.WARM_UP_NUMBERS) {
+                    line.accept(n, Long.parseLong(parts[1]), Long.parseLong(parts[2]));
+                }
+            }
+            return count;
         }
     }
 }

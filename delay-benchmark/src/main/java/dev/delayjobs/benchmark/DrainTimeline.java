@@ -1,13 +1,11 @@
 package dev.delayjobs.benchmark;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.StringJoiner;
+import java.util.stream.LongStream;
 
 /**
  * How a burst drained, from a consumer's {@link Deliveries} file: when the first handler started
@@ -24,33 +22,17 @@ final class DrainTimeline {
 
     /** One line for the jobs numbered from {@code firstNumber} (up to {@link SeparateProducer#WARM_UP_NUMBERS} of them). */
     static String of(Path file, int firstNumber) throws IOException {
-        long[] handled = new long[16];
-        int count = 0;
-        long due = Long.MAX_VALUE;
-        try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.US_ASCII)) {
-            in.readLine();
-            String line;
-            while ((line = in.readLine()) != null) {
-                String[] parts = line.split(" ");
-                int n = Integer.parseInt(parts[0]) - firstNumber;
-                if (n < 0 || n >= SeparateProducer.WARM_UP_NUMBERS) {
-                    continue;
-                }
-                due = Math.min(due, Long.parseLong(parts[1]));
-                if (count == handled.length) {
-                    handled = Arrays.copyOf(handled, count * 2);
-                }
-                handled[count++] = Long.parseLong(parts[2]);
-            }
-        }
+        LongStream.Builder handled = LongStream.builder();
+        long[] due = { Long.MAX_VALUE };
+        Deliveries.read(file, firstNumber, (n, dueEpochMs, handledMicros) -> {
+            due[0] = Math.min(due[0], dueEpochMs);
+            handled.add(handledMicros);
+        });
+        long[] sinceDueMicros = handled.build().map(h -> h - due[0] * 1000).sorted().toArray();
+        int count = sinceDueMicros.length;
         if (count == 0) {
             return "no job started";
         }
-        long[] sinceDueMicros = new long[count];
-        for (int i = 0; i < count; i++) {
-            sinceDueMicros[i] = handled[i] - due * 1000;
-        }
-        Arrays.sort(sinceDueMicros);
         int windows = (int) Math.max(1, sinceDueMicros[count - 1] / 1000 / WINDOW_MS + 1);
         int[] perWindow = new int[windows];
         for (long micros : sinceDueMicros) {

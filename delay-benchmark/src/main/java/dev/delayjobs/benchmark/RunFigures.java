@@ -1,12 +1,10 @@
 package dev.delayjobs.benchmark;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.BitSet;
+import java.util.stream.LongStream;
 
 /**
  * The figures of one measured run of one engine, from its consumer's {@link Deliveries} file and
@@ -41,33 +39,23 @@ record RunFigures(int published, int failed, double publishRate, int delivered, 
     /** The figures of the jobs numbered from {@code firstNumber} (a burst of its own: up to {@link SeparateProducer#WARM_UP_NUMBERS} of them). */
     static RunFigures read(Path file, int firstNumber, int published, int failed, double publishRate, long gcMs, long jitMs,
             long startupMs) throws IOException {
-        long[] lateness;
-        long[] dues;
-        long[] handled;
-        int lines = 0;
+        LongStream.Builder dueTimes = LongStream.builder();
+        LongStream.Builder starts = LongStream.builder();
         BitSet seen = new BitSet();
-        int delivered = 0;
-        try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.US_ASCII)) {
-            int count = Integer.parseInt(in.readLine().substring(2).trim());
-            lateness = new long[count];
-            dues = new long[count];
-            handled = new long[count];
-            String line;
-            while ((line = in.readLine()) != null) {
-                String[] parts = line.split(" ");
-                int n = Integer.parseInt(parts[0]) - firstNumber;
-                if (n < 0 || n >= SeparateProducer.WARM_UP_NUMBERS) {
-                    continue;
-                }
-                dues[lines] = Long.parseLong(parts[1]);
-                handled[lines] = Long.parseLong(parts[2]);
-                lateness[lines] = handled[lines] - dues[lines] * 1000;
-                lines++;
-                if (n < published + failed && !seen.get(n)) {
-                    seen.set(n);
-                    delivered++;
-                }
+        Deliveries.read(file, firstNumber, (n, dueEpochMs, handledMicros) -> {
+            dueTimes.add(dueEpochMs);
+            starts.add(handledMicros);
+            if (n < published + failed) {
+                seen.set(n);
             }
+        });
+        long[] dues = dueTimes.build().toArray();
+        long[] handled = starts.build().toArray();
+        int lines = dues.length;
+        int delivered = seen.cardinality();
+        long[] lateness = new long[lines];
+        for (int i = 0; i < lines; i++) {
+            lateness[i] = handled[i] - dues[i] * 1000;
         }
         if (lines == 0) {
             return new RunFigures(published, failed, publishRate, 0, 0, 0, Double.NaN, Double.NaN, Double.NaN, Double.NaN,
