@@ -449,15 +449,34 @@ local function take_head(set, time, most)
   return ids, next_due
 end
 
--- After a take: rescores the marks of heads ({due, mark, ...}), removes the marks of emptied (and
--- the index entries of the emptied pages among them), and counts total jobs taken.
-local function settle_take(delayed_key, heads, emptied, emptied_pages, total)
-  call_in_chunks('ZADD', delayed_key, heads, 'XX')
+-- What a take leaves to settle: the marks to rescore (heads: {due, mark, ...}), the marks to remove
+-- (emptied), the emptied pages' numbers, and the jobs taken out of group zsets and pages (total).
+local function new_take()
+  return { heads = {}, emptied = {}, pages = {}, total = 0 }
+end
+
+-- A take from the zset of mark (page n's, or a group's when n is nil) took count jobs and left
+-- next_due as its earliest (nil: the zset is empty now).
+local function took(take, mark, count, next_due, n)
+  take.total = take.total + count
+  if next_due then
+    take.heads[#take.heads + 1] = next_due
+    take.heads[#take.heads + 1] = mark
+  else
+    take.emptied[#take.emptied + 1] = mark
+    if n then take.pages[#take.pages + 1] = n end
+  end
+end
+
+-- After a take: rescores the marks that have jobs left, removes the others (and the index entries
+-- of the emptied pages), and counts the jobs taken.
+local function settle_take(delayed_key, take)
+  call_in_chunks('ZADD', delayed_key, take.heads, 'XX')
   local counts = delayed_counts(delayed_key)
-  if total > 0 then redis.call('HINCRBY', counts, 'jobs', -total) end
-  local removed = call_in_chunks('ZREM', delayed_key, emptied)
+  if take.total > 0 then redis.call('HINCRBY', counts, 'jobs', -take.total) end
+  local removed = call_in_chunks('ZREM', delayed_key, take.emptied)
   if removed > 0 then redis.call('HINCRBY', counts, 'marks', -removed) end
-  call_in_chunks('ZREM', page_index(delayed_key), emptied_pages)
+  call_in_chunks('ZREM', page_index(delayed_key), take.pages)
 end
 
 -- Takes, from each group of gs, up to most jobs due by time (epoch ms) out of its zset, earliest
@@ -465,19 +484,13 @@ end
 -- group one ZRANGE and one ZREMRANGEBYRANK, then one ZADD, one ZREM and one HMGET/HINCRBY pair
 -- for all: O(log N + m) per group for m taken.
 local function take_due_of_groups(delayed_key, gs, time, most)
-  local taken, heads, emptied, total = {}, {}, {}, 0
+  local taken, take = {}, new_take()
   for i, g in ipairs(gs) do
     local ids, next_due = take_head(group_delayed(delayed_key, g), time, most)
-    if next_due then
-      heads[#heads + 1] = next_due
-      heads[#heads + 1] = MARK .. g
-    else
-      emptied[#emptied + 1] = MARK .. g
-    end
-    total = total + #ids
+    took(take, MARK .. g, #ids, next_due)
     taken[i] = ids
   end
-  settle_take(delayed_key, heads, emptied, {}, total)
+  settle_take(delayed_key, take)
   return taken
 end
 
@@ -486,20 +499,14 @@ end
 -- default group's jobs leave in due order. Returns the ids taken. Per page met one ZRANGE and one
 -- ZREMRANGEBYRANK, then a few commands for all: O(log N + m) per page for m taken.
 local function take_due_of_pages(delayed_key, ns, time, most)
-  local taken, heads, emptied, emptied_pages = {}, {}, {}, {}
+  local taken, take = {}, new_take()
   for _, n in ipairs(ns) do
     if #taken >= most then break end
     local ids, next_due = take_head(page_key(delayed_key, n), time, most - #taken)
     for _, id in ipairs(ids) do taken[#taken + 1] = id end
-    if next_due then
-      heads[#heads + 1] = next_due
-      heads[#heads + 1] = PAGE .. n
-    else
-      emptied[#emptied + 1] = PAGE .. n
-      emptied_pages[#emptied_pages + 1] = n
-    end
+    took(take, PAGE .. n, #ids, next_due, n)
   end
-  settle_take(delayed_key, heads, emptied, emptied_pages, #taken)
+  settle_take(delayed_key, take)
   return taken
 end
 
@@ -510,8 +517,7 @@ end
 -- reaches it; then one ZREM of the plain ids, and per page read one ZREMRANGEBYRANK: O(log N + m)
 -- per page for m taken.
 local function take_due_of_default(delayed_key, plain, ns, time, most)
-  local taken, plain_taken = {}, {}
-  local heads, emptied, emptied_pages, paged = {}, {}, {}, 0
+  local taken, plain_taken, take = {}, {}, new_take()
   local at, range, pos, from_page = 0, nil, 1, 0
   local pi = 1
   -- ends the page read: its jobs taken leave it, its mark follows its next job or goes with it
@@ -519,15 +525,7 @@ local function take_due_of_default(delayed_key, plain, ns, time, most)
     if range == nil then return end
     local n = ns[at]
     if from_page > 0 then redis.call('ZREMRANGEBYRANK', page_key(delayed_key, n), 0, from_page - 1) end
-    paged = paged + from_page
-    local next_due = range[2 * from_page + 2]
-    if next_due then
-      heads[#heads + 1] = next_due
-      heads[#heads + 1] = PAGE .. n
-    else
-      emptied[#emptied + 1] = PAGE .. n
-      emptied_pages[#emptied_pages + 1] = n
-    end
+    took(take, PAGE .. n, from_page, range[2 * from_page + 2], n)
     range = nil
   end
   local function open_page()
@@ -559,7 +557,7 @@ local function take_due_of_default(delayed_key, plain, ns, time, most)
   end
   close_page()
   call_in_chunks('ZREM', delayed_key, plain_taken)
-  settle_take(delayed_key, heads, emptied, emptied_pages, paged)
+  settle_take(delayed_key, take)
   return taken
 end
 
