@@ -69,6 +69,8 @@ local n = tonumber(ARGV[2])
 local created, dead, gone, deferred = 0, 0, 0, 0
 local deep = false
 local earliest = nil
+-- the call's delayed jobs, {due, id, ...}: delayed at once after the loop (one page placement)
+local delayed = {}
 for i = 0, n - 1 do
   local base = 3 + i * 4
   local source, element, id, body = ARGV[base], ARGV[base + 1], ARGV[base + 2], ARGV[base + 3]
@@ -120,13 +122,15 @@ for i = 0, n - 1 do
       if due <= now then
         redis.call('RPUSH', KEYS[6], id)
       else
-        add_delayed(KEYS[5], '', { due, id }, now)
+        delayed[#delayed + 1] = due
+        delayed[#delayed + 1] = id
         if earliest == nil or due < earliest then earliest = due end
       end
       created = created + 1
     end
   end
 end
+if #delayed > 0 then add_delayed(KEYS[5], '', delayed, now) end
 if earliest ~= nil then wake_if_head(KEYS[5], ARGV[1], earliest, old_head) end
 if deep then
   for _ = 1, ROTATE do redis.call('RPOPLPUSH', KEYS[3], KEYS[3]) end
