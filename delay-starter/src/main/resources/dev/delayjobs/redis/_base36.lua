@@ -11,10 +11,45 @@ local function digits36(n, ...)
   return digits36((n - d) / 36, code, ...)
 end
 
+-- The four lowest base-36 digits of n >= 0 as character codes, most significant first, zeros kept.
+local function digits4(n)
+  local d4 = n % 36
+  n = (n - d4) / 36
+  local d3 = n % 36
+  n = (n - d3) / 36
+  local d2 = n % 36
+  local d1 = ((n - d2) / 36) % 36
+  return d1 < 10 and d1 + 48 or d1 + 87, d2 < 10 and d2 + 48 or d2 + 87,
+    d3 < 10 and d3 + 48 or d3 + 87, d4 < 10 and d4 + 48 or d4 + 87
+end
+
+local LOW4 = 1679616 -- 36^4
+
 local function to36(n)
   n = tonumber(n)
   if n < 0 then return '-' .. string.char(digits36(-n)) end
   return string.char(digits36(n))
+end
+
+-- A formatter for the numbers of one call, which share their leading digits (a publish's gens,
+-- its due times): the digits above the lowest `width` (1 or 4) are formatted once per distinct
+-- value, the lowest with one string.char, about 30% less than to36 (publish formats two numbers a
+-- job). Width 1 suits numbers that count up (gens), 4 due times (they change every 28 minutes).
+local function base36_run(width)
+  local unit = width == 1 and 36 or LOW4
+  local high36 = {}
+  return function(n)
+    if n < unit then return to36(n) end -- also every negative number
+    local low = n % unit
+    local h = (n - low) / unit
+    local prefix = high36[h]
+    if not prefix then
+      prefix = to36(h)
+      high36[h] = prefix
+    end
+    if width == 1 then return prefix .. string.char(low < 10 and low + 48 or low + 87) end
+    return prefix .. string.char(digits4(low))
+  end
 end
 
 local function from36(s)

@@ -29,12 +29,12 @@ local FREE, RUNNING, PREFETCHED = 0, 1, 2
 -- nil (false from HMGET) or not in the format.
 local function claim_of(entry)
   if not entry then return nil end
-  local gen, ar, rest = string.match(entry, '^([%d%l]+),([%d%l]+)(.*)$')
+  local gen, ar, rest = string.match(entry, '^([0-9a-z]+),([0-9a-z]+)(.*)$')
   if not gen or not fits_one(ar) then return nil end
   local due, group
   if rest ~= '' then
     local tail
-    due, tail = string.match(rest, '^,(%-?[%d%l]+)(.*)$')
+    due, tail = string.match(rest, '^,(%-?[0-9a-z]+)(.*)$')
     if not due then return nil end
     if tail ~= '' then
       if string.sub(tail, 1, 1) ~= ',' or #tail < 2 then return nil end
@@ -73,7 +73,7 @@ end
 -- once started (as_started below), without the table claim_of builds: what an ack nearly always
 -- meets. nil for an entry of any other form (read it with claim_of).
 local function plain_held_as_started(entry)
-  local gen, ar = string.match(entry, '^([%d%l]+),([%d%l]+),%-?[%d%l]+$')
+  local gen, ar = string.match(entry, '^([0-9a-z]+),([0-9a-z]+),%-?[0-9a-z]+$')
   if not gen or not fits_one(ar) then return nil end
   local flags = tonumber(ar, 36)
   local low = flags % 8

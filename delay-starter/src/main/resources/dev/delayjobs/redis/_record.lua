@@ -10,7 +10,7 @@
 -- Base 36 keeps the header to about 18 characters (a 100-byte payload then fits a 128-byte allocation).
 
 local function decode(rec)
-  local gen, due, age, payload = string.match(rec, '^([%d%l]+),(%-?[%d%l]+),(%-?[%d%l]+)|(.*)$')
+  local gen, due, age, payload = string.match(rec, '^([0-9a-z]+),(%-?[0-9a-z]+),(%-?[0-9a-z]+)|(.*)$')
   if gen and fits(gen, due, age) then
     local r = { gen = gen }
     r.due = from36(due)
@@ -38,7 +38,7 @@ end
 -- The gen and due (base 36) of a record, matched at its start so that the payload is never copied
 -- (claim's and queue-stats' read); nil when rec is not in the job format.
 local function record_header(rec)
-  local gen, due, age = string.match(rec, '^([%d%l]+),(%-?[%d%l]+),(%-?[%d%l]+)|')
+  local gen, due, age = string.match(rec, '^([0-9a-z]+),(%-?[0-9a-z]+),(%-?[0-9a-z]+)|')
   if gen and fits(gen, due, age) then return gen, due end
   return nil
 end

@@ -33,7 +33,7 @@ local function take_over(q, id, waiting)
     group, record = string.sub(waiting, 3, close - 1), string.sub(waiting, close + 1)
   end
   if group then redis.call('HSET', q.groups, id, group) else redis.call('HDEL', q.groups, id) end
-  local due = from36(string.match(record, '^[%d%l]+,(%-?[%d%l]+),'))
+  local due = from36(string.match(record, '^[0-9a-z]+,(%-?[0-9a-z]+),'))
   redis.call('HSET', q.jobs, id, record)
   -- a new job: no attempt, nobody holds it
   redis.call('HDEL', q.claims, id)

@@ -41,7 +41,7 @@ local function payload_version(id)
   bytes = bytes - size
   local rec = redis.call('HGET', KEYS[2], id)
   if not record_header(rec) then return '-' end
-  local len, start = string.match(rec, '^[%d%l]+,%-?[%d%l]+,%-?[%d%l]+|~(%d+):()')
+  local len, start = string.match(rec, '^[0-9a-z]+,%-?[0-9a-z]+,%-?[0-9a-z]+|~(%d+):()')
   if not len then return '' end
   return string.match('&' .. string.sub(rec, start, start + tonumber(len) - 1), '&pv=([^&]*)') or ''
 end

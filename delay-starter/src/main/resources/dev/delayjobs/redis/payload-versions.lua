@@ -62,7 +62,7 @@ for _, id in ipairs(ids) do
     bytes = bytes - size
     local rec = redis.call('HGET', KEYS[3], id)
     local version = '1'
-    local len, start = string.match(rec, '^[%d%l]+,%-?[%d%l]+,%-?[%d%l]+|~(%d+):()')
+    local len, start = string.match(rec, '^[0-9a-z]+,%-?[0-9a-z]+,%-?[0-9a-z]+|~(%d+):()')
     if len then
       version = string.match('&' .. string.sub(rec, start, start + tonumber(len) - 1), '&pv=(%d+)') or '1'
     end

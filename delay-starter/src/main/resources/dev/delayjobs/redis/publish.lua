@@ -45,17 +45,8 @@
 -- job meeting its old one reads the old record too (its due time finds its page). Grouped jobs add one HSET
 -- of their groups for the call, and per group one ZADD (delayed) or RPUSH (due), see _delayed.lua and
 -- _groups.lua.
--- Cost: O(n log N). Per job, Lua formats one base-36 number (the due time of a delay, the age of
--- an instant); the gen follows from the one before (next_gen36).
--- The base-36 form of gen + 1 from that of gen (gen36): the last digit moves on, only a carry
--- formats the whole number (gen_next), once in 36 jobs.
-local function next_gen36(gen36, gen_next)
-  local last = string.byte(gen36, -1)
-  if last == 122 then return to36(gen_next) end -- 'z'
-  if last == 57 then return string.sub(gen36, 1, -2) .. 'a' end -- '9'
-  return string.sub(gen36, 1, -2) .. string.char(last + 1)
-end
-
+-- Cost: O(n log N). Per job, Lua formats two base-36 numbers, the gen and the due time of a delay
+-- (the age of an instant), each from the leading digits the job before had (base36_run).
 local prior = replayed(KEYS[7])
 if prior == ALL_CREATED then
   local created = {}
@@ -69,8 +60,7 @@ local n = tonumber(ARGV[2])
 local now = now_ms()
 -- one gen per job, taken at once; a kept job leaves a gap, which is harmless: gens are only compared
 local last_gen = redis.call('HINCRBY', KEYS[4], 'published', n)
--- the next job's gen, base 36
-local gen36 = to36(last_gen - n + 1)
+local gen36_of, due36_of = base36_run(1), base36_run(4)
 local earliest = nil
 local result = {}
 -- placed: where each id of this call went, as a number (no table per job): its index in ready, or
@@ -98,13 +88,12 @@ for i = 0, n - 1 do
   local due, due36, age36
   if string.byte(kind) == 100 then -- 'd'
     due = now + time
-    due36, age36 = to36(due), time36
+    due36, age36 = due36_of(due), time36
   else
     due = time
-    due36, age36 = time36, to36(time - now)
+    due36, age36 = time36, due36_of(time - now)
   end
-  local record = gen36 .. ',' .. due36 .. ',' .. age36 .. '|' .. payload
-  gen36 = next_gen36(gen36, last_gen - n + 2 + i)
+  local record = gen36_of(last_gen - n + 1 + i) .. ',' .. due36 .. ',' .. age36 .. '|' .. payload
   local status = 1
   if redis.call('HSETNX', KEYS[1], id, record) == 0 then
     local old = replace ~= 'n' and claim_of(redis.call('HGET', KEYS[10], id))
