@@ -24,7 +24,8 @@ import dev.delayjobs.embeddedredis.RedisServerProcess;
  * Run with
  * {@code java -cp delay-benchmark/target/delay-benchmark.jar -Dloader.main=dev.delayjobs.benchmark.SeparateJvmBenchmark org.springframework.boot.loader.launch.PropertiesLauncher}
  * (options: {@code --runs=3 --seconds=20 --scenarios=1000,1500,3000,burst --burst=10000 --engines=starter,anchor}; {@code --warm-up-jobs=N}
- * is a diagnostic: each consumer first handles a burst of N jobs, so it is no longer cold;
+ * is a diagnostic: each consumer first handles a burst of N jobs, so it is no longer cold; the
+ * producer, a running application, warms up with {@code --producer-warm-up=N} publishes (20,000) first;
  * {@code --prefetch=N} sets the starter consumer's {@code delay.consumer.prefetch}, which otherwise
  * follows the workers' pace). In the burst scenario each consumer JVM then takes a second burst of the
  * same size (a warm drain, its own rows; {@code --second-burst=false} leaves it out), and prints how the
@@ -63,6 +64,7 @@ public final class SeparateJvmBenchmark {
         int seconds = Integer.parseInt(option(args, "seconds", "20"));
         int burstJobs = Integer.parseInt(option(args, "burst", "10000"));
         int warmUpJobs = Integer.parseInt(option(args, "warm-up-jobs", "0"));
+        int producerWarmUp = Integer.parseInt(option(args, "producer-warm-up", "20000"));
         String prefetch = option(args, "prefetch", "");
         // "" is the consumer with default JVM flags, the headline, always measured; each other entry adds its flags
         List<String> variants = new ArrayList<>(List.of(""));
@@ -88,6 +90,8 @@ public final class SeparateJvmBenchmark {
                     + redis.address() + ", " + Instant.now() + ", logs in " + logs);
             System.out.println("\nStarter consumer: concurrency 8, prefetch "
                     + (prefetch.isEmpty() ? "unset (the default: follows the workers' pace)" : prefetch) + ".");
+            System.out.println("\nEach producer JVM first published " + producerWarmUp + " jobs to another queue from its 4 threads (warm, "
+                    + "as a running application); each consumer JVM is cold.");
             if (warmUpJobs > 0) {
                 System.out.println("\nNot cold: each consumer first handled a warm-up burst of " + warmUpJobs + " jobs.");
             }
@@ -111,7 +115,7 @@ public final class SeparateJvmBenchmark {
                     for (String variant : scenario.burst() ? variants : List.of("")) {
                         for (String engine : order) {
                             ConsumerJvm consumer = new ConsumerJvm(engine, variant, jfr, scenario.burst() && secondBurst);
-                            Map<String, RunFigures> rows = measure(redis, run, scenario, consumer, logs, warmUpJobs, prefetch);
+                            Map<String, RunFigures> rows = measure(redis, run, scenario, consumer, logs, warmUpJobs, producerWarmUp, prefetch);
                             for (Map.Entry<String, RunFigures> row : rows.entrySet()) {
                                 String label = row.getKey();
                                 RunFigures f = row.getValue();
@@ -131,7 +135,7 @@ public final class SeparateJvmBenchmark {
 
     /** The figures of one consumer JVM, by row label: its run, and for a second burst, that one too. */
     private static Map<String, RunFigures> measure(RedisServerProcess redis, int run, Scenario scenario, ConsumerJvm consumerJvm, Path logs,
-            int warmUpJobs, String prefetch) throws IOException {
+            int warmUpJobs, int producerWarmUp, String prefetch) throws IOException {
         String engine = consumerJvm.engine();
         String id = "sep" + run + "-" + (scenario.burst() ? "burst" : scenario.rate()) + "-" + consumerJvm.fileName();
         boolean starter = engine.equals("starter");
@@ -147,6 +151,7 @@ public final class SeparateJvmBenchmark {
             consumerArgs.add("--delay.consumer.prefetch=" + prefetch);
         }
         List<String> producerArgs = new ArrayList<>(common);
+        producerArgs.add("--bench.producer-warm-up=" + producerWarmUp);
         producerArgs.addAll(scenario.burst()
                 ? List.of("--bench.mode=burst", "--bench.jobs=" + scenario.jobs(), "--bench.lead-ms=" + BURST_LEAD_MS)
                 : List.of("--bench.mode=rate", "--bench.rate=" + scenario.rate(), "--bench.seconds=" + scenario.seconds(), "--bench.seed=42"));

@@ -29,8 +29,11 @@ import dev.delayjobs.benchmark.ColdConsumer.NumberedJob;
  * The producer JVM of {@link SeparateJvmBenchmark}: one publish call per job from 4 threads. The
  * starter's producer is a Spring Boot application with the starter, publishing through
  * {@link DelayPublisher}; the anchor's offers through {@code RDelayedQueue} (whose transfer timer
- * then runs here too, as in an application that offers). It warms up with 2,000 publishes to
- * another queue (due in an hour), says {@code @@ready}, and on {@code go} publishes:
+ * then runs here too, as in an application that offers). It warms up as a producer that has been
+ * running does: {@code bench.producer-warm-up} publishes (20,000) to another queue, due in an hour,
+ * from its 4 threads at full speed (with 2,000 from one thread the measured run's first seconds
+ * were the JIT's: 4.4-5.7 s of the producer's CPU in a 20 s run went to compiling); then it says
+ * {@code @@ready}, and on {@code go} publishes:
  * {@code --bench.mode=rate}: {@code bench.rate} jobs/s for {@code bench.seconds}, delays uniform in
  * 100..1100 ms; {@code burst}: {@code bench.jobs} jobs all due at the same instant,
  * {@code bench.lead-ms} after {@code go}. Then it says
@@ -71,9 +74,7 @@ public final class SeparateProducer {
         ConfigurableApplicationContext context = new SpringApplicationBuilder(app).web(WebApplicationType.NONE).run(args);
         Publish toQueue = starter ? starter(context.getBean(DelayPublisher.class), queue) : anchor(context.getBean(RedissonClient.class), queue);
         Publish toWarmUp = starter ? starter(context.getBean(DelayPublisher.class), "warm-up") : anchor(context.getBean(RedissonClient.class), queue + "-warm-up");
-        for (int i = 0; i < 2000; i++) {
-            toWarmUp.delayed(i, Duration.ofHours(1).toMillis());
-        }
+        warmUp(toWarmUp, Integer.parseInt(ColdConsumer.arg(args, "producer-warm-up")));
         ChildJvm.say("ready");
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         String line;
@@ -135,6 +136,23 @@ public final class SeparateProducer {
                 delayed.offer(ColdConsumer.anchorElement(dueEpochMs, n), delayMs, TimeUnit.MILLISECONDS);
             }
         };
+    }
+
+    /** {@code jobs} publishes due in an hour, from {@link #THREADS} threads at full speed; nothing reported. */
+    private static void warmUp(Publish publish, int jobs) throws InterruptedException {
+        List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < THREADS; t++) {
+            int thread = t;
+            threads.add(new Thread(() -> {
+                for (int i = thread; i < jobs; i += THREADS) {
+                    publish.delayed(i, Duration.ofHours(1).toMillis());
+                }
+            }, "producer-warm-up-" + t));
+        }
+        threads.forEach(Thread::start);
+        for (Thread thread : threads) {
+            thread.join();
+        }
     }
 
     /** {@code rate} jobs/s for {@code seconds}: job i is sent at start + i / rate (absolute pacing), by thread i % 4. */
