@@ -29,18 +29,24 @@ local FREE, RUNNING, PREFETCHED = 0, 1, 2
 -- nil (false from HMGET) or not in the format.
 local function claim_of(entry)
   if not entry then return nil end
-  local gen, ar, rest = string.match(entry, '^([0-9a-z]+),([0-9a-z]+)(.*)$')
-  if not gen or not fits_one(ar) then return nil end
-  local due, group
-  if rest ~= '' then
-    local tail
-    due, tail = string.match(rest, '^,(%-?[0-9a-z]+)(.*)$')
-    if not due then return nil end
-    if tail ~= '' then
-      if string.sub(tail, 1, 1) ~= ',' or #tail < 2 then return nil end
-      group = string.sub(tail, 2)
+  -- the held form without a group, what nearly every entry is, in one match
+  local gen, ar, due = string.match(entry, '^([0-9a-z]+),([0-9a-z]+),(%-?[0-9a-z]+)$')
+  local group
+  if not gen then
+    local rest
+    gen, ar, rest = string.match(entry, '^([0-9a-z]+),([0-9a-z]+)(.*)$')
+    if not gen then return nil end
+    if rest ~= '' then
+      local tail
+      due, tail = string.match(rest, '^,(%-?[0-9a-z]+)(.*)$')
+      if not due then return nil end
+      if tail ~= '' then
+        if string.sub(tail, 1, 1) ~= ',' or #tail < 2 then return nil end
+        group = string.sub(tail, 2)
+      end
     end
   end
+  if not fits_one(ar) then return nil end
   local flags = tonumber(ar, 36)
   local low = flags % 8
   return { gen = gen, attempts = (flags - low) / 8, suspect = (low - low % 4) / 4, hold = low % 4, due = due, group = group }
