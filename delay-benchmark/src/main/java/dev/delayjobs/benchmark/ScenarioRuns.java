@@ -1,13 +1,8 @@
 package dev.delayjobs.benchmark;
 
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
 import java.util.Locale;
 import java.util.Random;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 
 import dev.delayjobs.listener.ListenerContainer;
 
@@ -88,14 +83,14 @@ final class ScenarioRuns {
             engine.publishMany(delays);
         }
         boolean all = Lateness.await(rounds * perRound * 2, 30_000);
-        long[] far = farFuture(random, options.publishJobs);
-        parallel(8, far.length, (from, to) -> {
+        long[] far = Workload.farFuture(random, options.publishJobs);
+        Workload.parallel(8, far.length, (from, to) -> {
             for (int i = from; i < to; i++) {
                 engine.publishOne(far[i]);
             }
         });
-        long[] farBatches = farFuture(random, options.publishJobs * 4);
-        parallel(4, farBatches.length, (from, to) -> {
+        long[] farBatches = Workload.farFuture(random, options.publishJobs * 4);
+        Workload.parallel(4, farBatches.length, (from, to) -> {
             for (int i = from; i < to; i += 1000) {
                 engine.publishMany(Arrays.copyOfRange(farBatches, i, Math.min(to, i + 1000)));
             }
@@ -114,7 +109,7 @@ final class ScenarioRuns {
         long[] delays = publishDelays(random, single);
         Phase phase = Phase.start(probe);
         long t0 = System.nanoTime();
-        parallel(8, single, (from, to) -> {
+        Workload.parallel(8, single, (from, to) -> {
             for (int i = from; i < to; i++) {
                 engine.publishOne(delays[i]);
             }
@@ -126,7 +121,7 @@ final class ScenarioRuns {
         long[] batchDelays = publishDelays(random, batch);
         phase = Phase.start(probe);
         t0 = System.nanoTime();
-        parallel(4, batch, (from, to) -> {
+        Workload.parallel(4, batch, (from, to) -> {
             for (int i = from; i < to; i += 1000) {
                 engine.publishMany(Arrays.copyOfRange(batchDelays, i, Math.min(to, i + 1000)));
             }
@@ -139,22 +134,12 @@ final class ScenarioRuns {
                 .withBytes(bytes));
     }
 
-    /** {@code count} delays drawn with {@code seed}, uniform in {@code from}..{@code from + 1000} ms. */
-    private static long[] delays(long seed, int count, int from) {
-        Random random = new Random(seed);
-        long[] delays = new long[count];
-        for (int i = 0; i < count; i++) {
-            delays[i] = from + random.nextInt(1001);
-        }
-        return delays;
-    }
-
     /** A steady 1,000 jobs/s (configurable), single publish calls, delays 100..1100 ms. */
     private void rate(Engine engine) {
         probe.flushAll();
         int rate = options.rate;
         int total = rate * options.rateSeconds;
-        long[] delays = delays(options.seed, total, 100);
+        long[] delays = Workload.delays(options.seed, total, 100);
         Lateness.reset(total);
         Phase phase = Phase.start(probe);
         long start = System.nanoTime();
@@ -177,7 +162,7 @@ final class ScenarioRuns {
         for (int rate : options.rates) {
             probe.flushAll();
             int total = rate * options.stepSeconds;
-            long[] delays = delays(options.seed + rate, total, 200);
+            long[] delays = Workload.delays(options.seed + rate, total, 200);
             Lateness.reset(total);
             Phase phase = Phase.start(probe);
             long start = System.nanoTime();
@@ -218,9 +203,9 @@ final class ScenarioRuns {
             Pace.sleepMs(200);
             long memoryBefore = probe.usedMemory();
             Random random = new Random(options.seed);
-            long[] far = farFuture(random, pending);
+            long[] far = Workload.farFuture(random, pending);
             long t0 = System.nanoTime();
-            parallel(2, pending, (from, to) -> {
+            Workload.parallel(2, pending, (from, to) -> {
                 for (int i = from; i < to; i += 1000) {
                     engine.publishMany(Arrays.copyOfRange(far, i, Math.min(to, i + 1000)));
                 }
@@ -232,10 +217,10 @@ final class ScenarioRuns {
             String label = pending >= 1_000_000 ? (pending / 1_000_000) + "M" : (pending / 1000) + "k";
 
             int single = options.publishJobs;
-            long[] more = farFuture(random, single);
+            long[] more = Workload.farFuture(random, single);
             Phase phase = Phase.start(probe);
             t0 = System.nanoTime();
-            parallel(8, single, (from, to) -> {
+            Workload.parallel(8, single, (from, to) -> {
                 for (int i = from; i < to; i++) {
                     engine.publishOne(more[i]);
                 }
@@ -278,41 +263,6 @@ final class ScenarioRuns {
             Arrays.fill(delays, 3_600_000L);
             return delays;
         }
-        return farFuture(random, n);
-    }
-
-    private static long[] farFuture(Random random, int n) {
-        long[] delays = new long[n];
-        for (int i = 0; i < n; i++) {
-            delays[i] = 3_600_000L + random.nextInt(3_600_000);
-        }
-        return delays;
-    }
-
-    interface Slice {
-        void run(int from, int to) throws Exception;
-    }
-
-    /** Splits [0, total) into {@code threads} slices run at once; rethrows the first failure. */
-    private static void parallel(int threads, int total, Slice slice) throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(threads);
-        try {
-            List<Future<?>> futures = new ArrayList<>();
-            int per = (total + threads - 1) / threads;
-            for (int t = 0; t < threads; t++) {
-                int from = t * per;
-                int to = Math.min(total, from + per);
-                futures.add(pool.submit(() -> {
-                    slice.run(from, to);
-                    return null;
-                }));
-            }
-            for (Future<?> f : futures) {
-                f.get();
-            }
-        }
-        finally {
-            pool.shutdownNow();
-        }
+        return Workload.farFuture(random, n);
     }
 }
