@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.TreeMap;
 
 /**
  * Where the time of a phase went ({@code --breakdown}): Redis's CPU split into the commands'
@@ -66,11 +65,10 @@ final class Breakdown {
         double user = (cpu[1] - cpuBefore[1]) * 1e6 / perJob;
         double topLevel = 0;
         List<String> commands = new ArrayList<>();
-        for (Map.Entry<String, ScriptTimes.Time> e : new TreeMap<>(stats).entrySet()) {
-            ScriptTimes.Time before = statsBefore.getOrDefault(e.getKey(), new ScriptTimes.Time(0, 0));
-            long calls = e.getValue().calls() - before.calls();
-            long usec = e.getValue().usec() - before.usec();
-            if (calls <= 0 || e.getKey().equals("info") || e.getKey().startsWith("slowlog") || e.getKey().startsWith("config")) {
+        for (Map.Entry<String, ScriptTimes.Time> e : RedisProbe.since(statsBefore, stats).entrySet()) {
+            long calls = e.getValue().calls();
+            long usec = e.getValue().usec();
+            if (e.getKey().equals("info") || e.getKey().startsWith("slowlog") || e.getKey().startsWith("config")) {
                 continue;
             }
             commands.add(String.format(Locale.ROOT, "      %-22s %7.3f calls/job %8.2f us/call %7.2f us/job", e.getKey(),

@@ -81,6 +81,18 @@ final class RedisProbe implements AutoCloseable {
         return out;
     }
 
+    /** Per command, the calls and µs of {@code after} since {@code before} (both {@link #commandStats()}), commands not called since left out. */
+    static Map<String, ScriptTimes.Time> since(Map<String, ScriptTimes.Time> before, Map<String, ScriptTimes.Time> after) {
+        Map<String, ScriptTimes.Time> out = new java.util.TreeMap<>();
+        after.forEach((command, now) -> {
+            ScriptTimes.Time delta = now.minus(before.getOrDefault(command, new ScriptTimes.Time(0, 0)));
+            if (delta.calls() > 0) {
+                out.put(command, delta);
+            }
+        });
+        return out;
+    }
+
     /** used_cpu_sys and used_cpu_user so far, seconds. */
     double[] cpuSysUser() {
         Map<String, String> cpu = info("cpu");

@@ -3,6 +3,7 @@ package dev.delayjobs.benchmark;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 
 import org.redisson.Redisson;
@@ -131,8 +132,8 @@ public final class ScriptCost {
         private final RedisProbe probe;
         private final int run;
         private final int jobs;
-        private final RedisProbe.Snapshot before;
-        private final java.util.Map<String, ScriptTimes.Time> commandsBefore;
+        private final double cpuBefore;
+        private final Map<String, ScriptTimes.Time> commandsBefore;
         private int calls;
 
         Step(RedisProbe probe, int run, int jobs) {
@@ -140,7 +141,7 @@ public final class ScriptCost {
             this.run = run;
             this.jobs = jobs;
             this.commandsBefore = probe.commandStats();
-            this.before = probe.snapshot();
+            this.cpuBefore = probe.cpuSeconds();
         }
 
         void call() {
@@ -148,30 +149,33 @@ public final class ScriptCost {
         }
 
         void report(String name) {
-            RedisProbe.Snapshot after = probe.snapshot();
-            java.util.Map<String, ScriptTimes.Time> commandsAfter = probe.commandStats();
+            double cpu = probe.cpuSeconds() - cpuBefore;
+            Map<String, ScriptTimes.Time> commands = RedisProbe.since(commandsBefore, probe.commandStats());
             if (run == 0) {
                 return;
             }
-            // the commands the script ran, by µs per job (the rest of its time is Lua)
-            StringBuilder inner = new StringBuilder();
+            // the scripts' time, and the commands they ran by µs per job (the rest of their time is Lua)
+            long scriptUsec = 0;
             long innerUsec = 0;
-            for (var entry : commandsAfter.entrySet()) {
+            StringBuilder inner = new StringBuilder();
+            for (Map.Entry<String, ScriptTimes.Time> entry : commands.entrySet()) {
                 String command = entry.getKey();
-                if (command.startsWith("eval") || command.equals("info") || command.startsWith("slowlog")
-                        || command.startsWith("config") || command.startsWith("flushall") || command.startsWith("script")) {
+                long usec = entry.getValue().usec();
+                if (command.startsWith("eval")) {
+                    scriptUsec += usec;
                     continue;
                 }
-                ScriptTimes.Time was = commandsBefore.getOrDefault(command, new ScriptTimes.Time(0, 0));
-                long usec = entry.getValue().usec() - was.usec();
+                if (command.equals("info") || command.startsWith("slowlog") || command.startsWith("config")
+                        || command.startsWith("flushall") || command.startsWith("script")) {
+                    continue;
+                }
                 innerUsec += usec;
                 if (usec / (double) jobs >= 0.05) {
                     inner.append(String.format(" %s %.2f", command, usec / (double) jobs));
                 }
             }
             System.out.printf("| %d | %s | %.0f | %,d | %.2f | %.2f | %.2f:%s |%n", run, name, jobs / (double) calls, calls,
-                    (after.scriptUsec() - before.scriptUsec()) / (double) jobs,
-                    (after.cpuSeconds() - before.cpuSeconds()) * 1e6 / jobs, innerUsec / (double) jobs, inner);
+                    scriptUsec / (double) jobs, cpu * 1e6 / jobs, innerUsec / (double) jobs, inner);
         }
     }
 }

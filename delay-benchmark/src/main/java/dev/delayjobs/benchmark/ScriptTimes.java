@@ -19,6 +19,10 @@ final class ScriptTimes implements AutoCloseable {
         Time plus(long usec) {
             return new Time(calls + 1, this.usec + usec);
         }
+
+        Time minus(Time earlier) {
+            return new Time(calls - earlier.calls, usec - earlier.usec);
+        }
     }
 
     private final RespClient resp;

@@ -1,7 +1,7 @@
 package dev.delayjobs.benchmark;
 
+import java.io.File;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -10,7 +10,6 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.ToDoubleFunction;
 
 import dev.delayjobs.embeddedredis.RedisServerProcess;
 
@@ -48,7 +47,7 @@ public final class SeparateJvmBenchmark {
     }
 
     /** One scenario: a publish rate for {@code seconds}, or {@code rate == 0} for a burst of {@code jobs}. */
-    private record Scenario(String name, int rate, int seconds, int jobs) {
+    record Scenario(String name, int rate, int seconds, int jobs) {
 
         boolean burst() {
             return rate == 0;
@@ -86,7 +85,7 @@ public final class SeparateJvmBenchmark {
         Path logs = Path.of("target", "separate-jvm", Long.toString(System.currentTimeMillis())).toAbsolutePath();
         Map<Scenario, Map<String, List<RunFigures>>> results = new LinkedHashMap<>();
         try (RedisServerProcess redis = RedisServerProcess.builder().binary(RedisServerProcess.onPath().orElse(null)).start()) {
-            System.out.println("# separate JVMs, cold consumer: " + redisVersion(redis.binary()) + " (" + redis.binary() + ") at "
+            System.out.println("# separate JVMs, cold consumer: " + RedisServerProcess.describe(new File(redis.binary())) + " (" + redis.binary() + ") at "
                     + redis.address() + ", " + Instant.now() + ", logs in " + logs);
             System.out.println("\nStarter consumer: concurrency 8, prefetch "
                     + (prefetch.isEmpty() ? "unset (the default: follows the workers' pace)" : prefetch) + ".");
@@ -130,7 +129,7 @@ public final class SeparateJvmBenchmark {
                 }
             }
         }
-        printSummary(results);
+        SeparateJvmSummary.print(results);
     }
 
     /** The figures of one consumer JVM, by row label: its run, and for a second burst, that one too. */
@@ -249,63 +248,8 @@ public final class SeparateJvmBenchmark {
         Pace.sleepMs(1000);
     }
 
-    private static void printSummary(Map<Scenario, Map<String, List<RunFigures>>> results) {
-        System.out.println();
-        System.out.println("Median (min-max) of the runs:");
-        System.out.println();
-        System.out.println("| scenario | engine | delivered | lost | early | publish jobs/s | late p50 ms | late p99 ms | late max ms | p99 first 3 s | drain ms |");
-        System.out.println("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
-        results.forEach((scenario, byEngine) -> byEngine.forEach((engine, runs) -> System.out.printf(
-                "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%n", scenario.name(), engine,
-                spread(runs, RunFigures::delivered, "%.0f"), spread(runs, RunFigures::lost, "%.0f"),
-                spread(runs, RunFigures::early, "%.0f"), spread(runs, RunFigures::publishRate, "%,.0f"),
-                spread(runs, RunFigures::p50, "%.1f"), spread(runs, RunFigures::p99, "%.1f"), spread(runs, RunFigures::max, "%.1f"),
-                spread(runs, RunFigures::p99FirstSeconds, "%.1f"), scenario.burst() ? spread(runs, RunFigures::drainMs, "%.0f") : "")));
-        System.out.println();
-        System.out.println("Starter / anchor, per run (below 1: the starter is better):");
-        System.out.println();
-        System.out.println("| scenario | figure | ratio per run |");
-        System.out.println("|---|---|---|");
-        results.forEach((scenario, byLabel) -> byLabel.forEach((label, starter) -> {
-            // each starter row against the anchor's row of the same consumer JVM flags and burst
-            List<RunFigures> anchor = byLabel.get(label.replaceFirst("^starter", "anchor"));
-            if (!label.startsWith("starter") || anchor == null) {
-                return;
-            }
-            ToDoubleFunction<RunFigures> figure = scenario.burst() ? RunFigures::drainMs : RunFigures::p99;
-            List<String> ratios = new ArrayList<>();
-            for (int i = 0; i < Math.min(starter.size(), anchor.size()); i++) {
-                ratios.add(String.format("%.2f", figure.applyAsDouble(starter.get(i)) / figure.applyAsDouble(anchor.get(i))));
-            }
-            String name = scenario.name() + (label.equals("starter") ? "" : " (" + label.substring("starter".length()).replaceFirst("^,? *", "") + ")");
-            System.out.printf("| %s | %s | %s |%n", name, scenario.burst() ? "drain time" : "lateness p99", String.join(", ", ratios));
-        }));
-    }
-
-    private static String spread(List<RunFigures> runs, ToDoubleFunction<RunFigures> figure, String format) {
-        double[] values = runs.stream().mapToDouble(figure).sorted().toArray();
-        if (values.length == 0) {
-            return "";
-        }
-        String median = String.format(format, values[values.length / 2]);
-        return values.length == 1 ? median
-                : median + " (" + String.format(format, values[0]) + "-" + String.format(format, values[values.length - 1]) + ")";
-    }
-
     private static String option(String[] args, String name, String fallback) {
         return Arrays.stream(args).filter(a -> a.startsWith("--" + name + "=")).map(a -> a.substring(name.length() + 3))
                 .findFirst().orElse(fallback);
-    }
-
-    private static String redisVersion(String binary) {
-        try {
-            Process process = new ProcessBuilder(binary, "--version").redirectErrorStream(true).start();
-            String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            int v = out.indexOf("v=");
-            return v < 0 ? out.trim() : "Redis " + out.substring(v + 2, out.indexOf(' ', v));
-        }
-        catch (IOException ex) {
-            return "Redis (version unknown)";
-        }
     }
 }
