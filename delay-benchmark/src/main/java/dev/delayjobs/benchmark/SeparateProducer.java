@@ -140,19 +140,7 @@ public final class SeparateProducer {
 
     /** {@code jobs} publishes due in an hour, from {@link #THREADS} threads at full speed; nothing reported. */
     private static void warmUp(Publish publish, int jobs) throws InterruptedException {
-        List<Thread> threads = new ArrayList<>();
-        for (int t = 0; t < THREADS; t++) {
-            int thread = t;
-            threads.add(new Thread(() -> {
-                for (int i = thread; i < jobs; i += THREADS) {
-                    publish.delayed(i, Duration.ofHours(1).toMillis());
-                }
-            }, "producer-warm-up-" + t));
-        }
-        threads.forEach(Thread::start);
-        for (Thread thread : threads) {
-            thread.join();
-        }
+        onThreads("producer-warm-up-", jobs, System.nanoTime(), (thread, i, startNanos) -> publish.delayed(i, Duration.ofHours(1).toMillis()));
     }
 
     /** {@code rate} jobs/s for {@code seconds}: job i is sent at start + i / rate (absolute pacing), by thread i % 4. */
@@ -189,24 +177,14 @@ public final class SeparateProducer {
     private static void sendAll(int jobs, long[] lastDue, JobSender sender) throws InterruptedException {
         AtomicInteger failed = new AtomicInteger();
         long start = System.nanoTime();
-        List<Thread> threads = new ArrayList<>();
-        for (int t = 0; t < THREADS; t++) {
-            int thread = t;
-            threads.add(new Thread(() -> {
-                for (int i = thread; i < jobs; i += THREADS) {
-                    try {
-                        sender.send(thread, i, start);
-                    }
-                    catch (RuntimeException ex) {
-                        failed.incrementAndGet();
-                    }
-                }
-            }, "producer-" + t));
-        }
-        threads.forEach(Thread::start);
-        for (Thread thread : threads) {
-            thread.join();
-        }
+        onThreads("producer-", jobs, start, (thread, i, startNanos) -> {
+            try {
+                sender.send(thread, i, startNanos);
+            }
+            catch (RuntimeException ex) {
+                failed.incrementAndGet();
+            }
+        });
         double seconds = (System.nanoTime() - start) / 1e9;
         long last = 0;
         for (long due : lastDue) {
@@ -216,6 +194,23 @@ public final class SeparateProducer {
                 + System.currentTimeMillis());
         if (failed.get() > 0) {
             System.err.println(failed.get() + " publishes failed");
+        }
+    }
+
+    /** Jobs 0 to {@code jobs - 1} from {@link #THREADS} threads named {@code name} + t (thread t sends t, t + THREADS, ...); returns once all are sent. */
+    private static void onThreads(String name, int jobs, long startNanos, JobSender sender) throws InterruptedException {
+        List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < THREADS; t++) {
+            int thread = t;
+            threads.add(new Thread(() -> {
+                for (int i = thread; i < jobs; i += THREADS) {
+                    sender.send(thread, i, startNanos);
+                }
+            }, name + t));
+        }
+        threads.forEach(Thread::start);
+        for (Thread thread : threads) {
+            thread.join();
         }
     }
 }
