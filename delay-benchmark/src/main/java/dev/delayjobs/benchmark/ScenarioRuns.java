@@ -84,17 +84,9 @@ final class ScenarioRuns {
         }
         boolean all = Lateness.await(rounds * perRound * 2, 30_000);
         long[] far = Workload.farFuture(random, options.publishJobs);
-        Workload.parallel(8, far.length, (from, to) -> {
-            for (int i = from; i < to; i++) {
-                engine.publishOne(far[i]);
-            }
-        });
+        Workload.singles(engine, far, 8);
         long[] farBatches = Workload.farFuture(random, options.publishJobs * 4);
-        Workload.parallel(4, farBatches.length, (from, to) -> {
-            for (int i = from; i < to; i += 1000) {
-                engine.publishMany(Arrays.copyOfRange(farBatches, i, Math.min(to, i + 1000)));
-            }
-        });
+        Workload.batches(engine, farBatches, 4);
         System.out.println("  warm-up of " + engine.name() + (all ? " done" : " timed out: " + Lateness.count() + " delivered"));
         probe.flushAll();
     }
@@ -109,11 +101,7 @@ final class ScenarioRuns {
         long[] delays = publishDelays(random, single);
         Phase phase = Phase.start(probe);
         long t0 = System.nanoTime();
-        Workload.parallel(8, single, (from, to) -> {
-            for (int i = from; i < to; i++) {
-                engine.publishOne(delays[i]);
-            }
-        });
+        Workload.singles(engine, delays, 8);
         double seconds = (System.nanoTime() - t0) / 1e9;
         report.add(phase.finish("publish, single calls (8 threads)", engine.name(), single, single / seconds, null, ""));
 
@@ -121,11 +109,7 @@ final class ScenarioRuns {
         long[] batchDelays = publishDelays(random, batch);
         phase = Phase.start(probe);
         t0 = System.nanoTime();
-        Workload.parallel(4, batch, (from, to) -> {
-            for (int i = from; i < to; i += 1000) {
-                engine.publishMany(Arrays.copyOfRange(batchDelays, i, Math.min(to, i + 1000)));
-            }
-        });
+        Workload.batches(engine, batchDelays, 4);
         seconds = (System.nanoTime() - t0) / 1e9;
         Pace.sleepMs(200);
         double bytes = (probe.usedMemory() - memoryBefore) / (double) (single + batch);
@@ -205,11 +189,7 @@ final class ScenarioRuns {
             Random random = new Random(options.seed);
             long[] far = Workload.farFuture(random, pending);
             long t0 = System.nanoTime();
-            Workload.parallel(2, pending, (from, to) -> {
-                for (int i = from; i < to; i += 1000) {
-                    engine.publishMany(Arrays.copyOfRange(far, i, Math.min(to, i + 1000)));
-                }
-            });
+            Workload.batches(engine, far, 2);
             System.out.printf(Locale.ROOT, "  %s: %,d far-future jobs preloaded in %.1f s%n", engine.name(), pending,
                     (System.nanoTime() - t0) / 1e9);
             Pace.sleepMs(200);
@@ -220,11 +200,7 @@ final class ScenarioRuns {
             long[] more = Workload.farFuture(random, single);
             Phase phase = Phase.start(probe);
             t0 = System.nanoTime();
-            Workload.parallel(8, single, (from, to) -> {
-                for (int i = from; i < to; i++) {
-                    engine.publishOne(more[i]);
-                }
-            });
+            Workload.singles(engine, more, 8);
             double seconds = (System.nanoTime() - t0) / 1e9;
             report.add(phase.finish("backlog " + label + ": single publish (8 threads)", engine.name(), single, single / seconds,
                     null, "bytes/job: memory of the " + label + " preloaded jobs").withBytes(bytes));

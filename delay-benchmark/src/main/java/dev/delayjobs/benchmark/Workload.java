@@ -1,6 +1,7 @@
 package dev.delayjobs.benchmark;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.ExecutorService;
@@ -32,12 +33,12 @@ final class Workload {
         return delays;
     }
 
-    interface Slice {
+    private interface Slice {
         void run(int from, int to) throws Exception;
     }
 
     /** Splits [0, total) into {@code threads} slices run at once; rethrows the first failure. */
-    static void parallel(int threads, int total, Slice slice) throws Exception {
+    private static void parallel(int threads, int total, Slice slice) throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         try {
             List<Future<?>> futures = new ArrayList<>();
@@ -57,5 +58,23 @@ final class Workload {
         finally {
             pool.shutdownNow();
         }
+    }
+
+    /** Each of {@code delays} published with its own call ({@code publishOne}), the array split over {@code threads} threads. */
+    static void singles(Engine engine, long[] delays, int threads) throws Exception {
+        parallel(threads, delays.length, (from, to) -> {
+            for (int i = from; i < to; i++) {
+                engine.publishOne(delays[i]);
+            }
+        });
+    }
+
+    /** {@code delays} published in calls of 1,000 ({@code publishMany}), the array split over {@code threads} threads. */
+    static void batches(Engine engine, long[] delays, int threads) throws Exception {
+        parallel(threads, delays.length, (from, to) -> {
+            for (int i = from; i < to; i += 1000) {
+                engine.publishMany(Arrays.copyOfRange(delays, i, Math.min(to, i + 1000)));
+            }
+        });
     }
 }
