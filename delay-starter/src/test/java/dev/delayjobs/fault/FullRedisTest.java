@@ -124,20 +124,25 @@ class FullRedisTest {
             assertThat(whileFull.ready() + whileFull.running()).as("jobs due before the leases were checked").isZero();
             assertThatThrownBy(() -> RedisCli.call(redis.port(), "SET", prefix + ":full-check", "x"))
                     .as("a write that adds data while the leases were checked").hasMessageContaining("OOM");
-            // one publish every 100 ms meanwhile: refused until the consumers have freed memory
+            // a publish every 10 ms meanwhile: refused until the consumers have freed memory. Until a
+            // probe is refused after a job has been handled, the limit is kept a squeeze below used
+            // memory before each probe: memory that is not the jobs' (a reply buffer, say) may be
+            // freed at any time, and once the jobs fall due the consumers free a squeeze's worth in
+            // tens of milliseconds (in a loaded full build the last refusal came just before the
+            // first job started, and the next probe got in). After that refusal the limit stays, so
+            // Redis accepts writes again once the consumers have freed a squeeze
+            FullRedisHandler first = one.getBean(FullRedisHandler.class);
+            FullRedisHandler second = two.getBean(FullRedisHandler.class);
             AtomicBoolean probing = new AtomicBoolean(true);
             List<Long> refusedAt = new CopyOnWriteArrayList<>();
+            AtomicBoolean refusedAfterAJob = new AtomicBoolean();
             long squeezedTo = maxmemory;
             Thread prober = new Thread(() -> {
                 int n = 0;
                 long limit = squeezedTo;
                 while (probing.get()) {
-                    if (refusedAt.isEmpty()) {
-                        // until a probe is refused, the limit is kept a squeeze below used memory: the
-                        // loop above leaves used memory as little as half a squeeze above it, and
-                        // memory that is not the jobs' (a reply buffer, say) may be freed before the
-                        // first probe (once in a loaded full build: the first probe got in, and no
-                        // job ran while Redis refused writes)
+                    boolean jobHandled = !first.handled.isEmpty() || !second.handled.isEmpty();
+                    if (!refusedAfterAJob.get()) {
                         limit = Math.min(limit, memory(redis, "used_memory") - SQUEEZE_BYTES);
                         RedisCli.call(redis.port(), "CONFIG", "SET", "maxmemory", Long.toString(limit));
                     }
@@ -149,14 +154,13 @@ class FullRedisTest {
                     catch (DelayQueueException refused) {
                         refusals.add(refused);
                         refusedAt.add(System.currentTimeMillis());
+                        refusedAfterAJob.compareAndSet(false, jobHandled);
                     }
-                    sleep(100);
+                    sleep(10);
                 }
             }, "full-redis-prober");
             prober.start();
 
-            FullRedisHandler first = one.getBean(FullRedisHandler.class);
-            FullRedisHandler second = two.getBean(FullRedisHandler.class);
             await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(100))
                     .until(() -> !probing.get() && handledIds(first, second).containsAll(accepted));
             prober.join();
@@ -184,6 +188,7 @@ class FullRedisTest {
                     + " refused=" + refusals.size() + " (batches of " + BATCH + " while filling, then single probes)"
                     + " handled=" + counts.size() + " duplicated=0 early=0 fillMs=" + (filledAt - startedAt)
                     + " usedWhenFull=" + usedWhenFull + " clientsWhenFull=" + clientsWhenFull + " squeezedAgain=" + squeezes + " refusedForMs=" + (lastRefusal - filledAt)
+                    + " handledBeforeLastRefusal=" + handled.stream().filter(h -> h.startedAt() < lastRefusal).count()
                     + " drainedMsAfterFull=" + (drainedAt - filledAt));
         }
     }
