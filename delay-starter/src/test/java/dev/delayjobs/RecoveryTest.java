@@ -179,7 +179,7 @@ class RecoveryTest {
             // after lost replies, and was killed (nothing of it runs here but what it left in Redis)
             RedisJobStore store = new RedisJobStore(redisson, prefix);
             for (int i = 1; i <= 5; i++) {
-                store.publish("work", List.of(new NewJob("job-" + i, true, 0, false, "{\"n\":" + i + "}")));
+                store.publish(whole("work"), List.of(new NewJob("job-" + i, true, 0, false, "{\"n\":" + i + "}")));
             }
             List<String> held = store.partition(whole("work")).claim(request("pod-0", 3, Duration.ofSeconds(20), 1)).jobs().stream()
                     .map(StoredJob::id).toList();

@@ -72,9 +72,9 @@ public final class ScriptCost {
 
     private static void run(RedissonClient redisson, RedisProbe probe, int run, int jobs) throws InterruptedException {
         probe.flushAll();
-        String queue = "cost";
+        Partition queue = QueueName.of("cost").whole();
         RedisJobStore store = new RedisJobStore(redisson, "delay");
-        RedisPartitionStore partition = store.partition(Partition.of(QueueName.of(queue), 0, 1));
+        RedisPartitionStore partition = store.partition(queue);
         String payload = "{\"order\":\"" + "x".repeat(80) + "\"}";
 
         Step step = new Step(probe, run, jobs);

@@ -56,9 +56,9 @@ final class StoredExamples {
         String id = "stored-v" + version + "-" + UUID.randomUUID();
         NewJob job = new NewJob(id, true, delay.toMillis(), false, payloadJson)
                 .carrying(PayloadVersions.stamped(Map.of(), version));
-        jobs.registerQueue(name.value());
+        jobs.registerQueue(name);
         QueueLayout layout = queues.layout(name);
-        jobs.publish(layout.partitionOf(id).name(), layout.size(), List.of(job));
+        jobs.publish(layout.partitionOf(id), List.of(job));
         return id;
     }
 

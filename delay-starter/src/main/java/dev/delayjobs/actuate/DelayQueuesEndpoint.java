@@ -16,7 +16,6 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 import dev.delayjobs.DelayQueueControl;
 import dev.delayjobs.RateLimit;
 import dev.delayjobs.bridge.RedissonQueueMigration;
-import dev.delayjobs.core.JobArguments;
 import dev.delayjobs.listener.ListenerContainerRegistry;
 import dev.delayjobs.partition.PartitionedQueues;
 import dev.delayjobs.queue.QueueName;
@@ -40,9 +39,8 @@ public class DelayQueuesEndpoint {
 
     private final PartitionedQueues store;
     private final ListenerContainerRegistry registry;
-    private final DelayQueueControl control;
-    private final @Nullable RedissonQueueMigration migration;
     private final PayloadVersionsView.Cache payloadVersions;
+    private QueueActions actions;
     private @Nullable DelaySchedules schedules;
 
     public DelayQueuesEndpoint(PartitionedQueues store, @Nullable ListenerContainerRegistry registry,
@@ -55,14 +53,17 @@ public class DelayQueuesEndpoint {
             DelayQueueControl control, @Nullable RedissonQueueMigration migration) {
         this.store = store;
         this.registry = registry;
-        this.control = control;
-        this.migration = migration;
+        this.actions = new QueueActions(store, control, migration, null);
         this.payloadVersions = new PayloadVersionsView.Cache(store);
     }
 
-    /** Lists schedules too ({@code GET /actuator/delayqueues/{queue}/schedules}); without, that read is a 404. */
+    /**
+     * Lists schedules too ({@code GET /actuator/delayqueues/{queue}/schedules}), and removes them
+     * ({@code remove-schedule}); without, that read is a 404 and that action a bad request.
+     */
     public DelayQueuesEndpoint withSchedules(@Nullable DelaySchedules schedules) {
         this.schedules = schedules;
+        this.actions = actions.withSchedules(schedules);
         return this;
     }
 
@@ -169,95 +170,7 @@ public class DelayQueuesEndpoint {
     public @Nullable ActionResult act(@Selector String queue, @Selector String action, @Nullable String id,
             @Nullable Boolean all, @Nullable String limit) {
         QueueName name = known(queue);
-        if (name == null) {
-            return null;
-        }
-        QueueAction operation = QueueAction.of(action).orElseThrow(() -> new InvalidEndpointRequestException(
-                "unknown action '" + action + "': use " + QueueAction.names("or"), "unknown action"));
-        ActionResult onQueue = switch (operation) {
-            case PAUSE -> new ActionResult(queue, action, null, control.pause(queue) ? 1 : 0);
-            case RESUME -> new ActionResult(queue, action, null, control.resume(queue) ? 1 : 0);
-            case RATE_LIMIT -> {
-                control.setRateLimit(queue, rateLimit(limit));
-                yield new ActionResult(queue, action, null, 1);
-            }
-            case MIGRATE -> migrate(queue);
-            case REMOVE_SCHEDULE -> removeSchedule(queue, id);
-            case REQUEUE_DEAD, DELETE_DEAD, CANCEL -> null; // an action on jobs, below
-        };
-        if (onQueue != null) {
-            return onQueue;
-        }
-        if (id != null) {
-            try {
-                JobArguments.id(id);
-            }
-            catch (IllegalArgumentException ex) {
-                throw new InvalidEndpointRequestException(ex.getMessage(), "invalid id");
-            }
-        }
-        boolean everyDeadJob = Boolean.TRUE.equals(all);
-        if (id != null && everyDeadJob) {
-            throw new InvalidEndpointRequestException("give either an id or \"all\": true, not both", "id and all");
-        }
-        if (id == null && !everyDeadJob && operation != QueueAction.CANCEL) {
-            throw new InvalidEndpointRequestException(action + " needs {\"id\": \"<job id>\"} for one dead job, or "
-                    + "{\"all\": true} for every dead job of the queue", "missing id or all");
-        }
-        List<String> ids = id == null ? List.of() : List.of(id);
-        long affected = switch (operation) {
-            case REQUEUE_DEAD -> store.requeueDead(name, ids);
-            case DELETE_DEAD -> store.deleteDead(name, ids);
-            case CANCEL -> {
-                if (id == null) {
-                    throw new InvalidEndpointRequestException("cancel needs the id of the job", "missing id");
-                }
-                yield store.cancel(name, id) ? 1 : 0;
-            }
-            default -> throw new IllegalStateException("handled above: " + operation);
-        };
-        return new ActionResult(queue, action, id, affected);
-    }
-
-    private ActionResult removeSchedule(String queue, @Nullable String name) {
-        if (schedules == null) {
-            throw new InvalidEndpointRequestException("schedules are not available here", "no schedules");
-        }
-        if (name == null || name.isBlank()) {
-            throw new InvalidEndpointRequestException("remove-schedule needs {\"id\": \"<schedule name>\"}", "missing id");
-        }
-        return new ActionResult(queue, "remove-schedule", name, schedules.remove(queue, name) ? 1 : 0);
-    }
-
-    private ActionResult migrate(String queue) {
-        if (migration == null) {
-            throw new InvalidEndpointRequestException("queue '" + queue + "' does not bridge a Redisson RDelayedQueue: "
-                    + "there is nothing to migrate", "not bridged");
-        }
-        RedissonQueueMigration.Result result;
-        try {
-            result = migration.migrate(queue);
-        }
-        catch (IllegalArgumentException | IllegalStateException ex) {
-            throw new InvalidEndpointRequestException(ex.getMessage(), "cannot migrate");
-        }
-        return new ActionResult(queue, "migrate", null, result.jobs(), result);
-    }
-
-    private static @Nullable RateLimit rateLimit(@Nullable String limit) {
-        if (limit == null || limit.isBlank()) {
-            throw new InvalidEndpointRequestException("rate-limit needs {\"limit\": \"<permits>/<window>\"}, for example "
-                    + "{\"limit\": \"50/1s\"}, or {\"limit\": \"none\"} to go back to the configured limits", "missing limit");
-        }
-        if (limit.trim().equalsIgnoreCase("none")) {
-            return null;
-        }
-        try {
-            return RateLimit.parse(limit.trim());
-        }
-        catch (IllegalArgumentException ex) {
-            throw new InvalidEndpointRequestException(ex.getMessage(), "invalid limit");
-        }
+        return name == null ? null : actions.act(name, action, id, all, limit);
     }
 
     private QueueView view(QueueName queue) {

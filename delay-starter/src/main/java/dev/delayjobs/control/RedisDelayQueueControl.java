@@ -35,7 +35,7 @@ public final class RedisDelayQueueControl implements DelayQueueControl {
     public boolean pause(String queue) {
         QueueName name = QueueName.of(queue);
         // a queue paused before its first publish or consumer is shown by the endpoint all the same
-        store.registerQueue(name.value());
+        store.registerQueue(name);
         boolean paused = queues.onEveryPartition(name, partition -> controls.pause(partition, false)).contains(true);
         if (paused) {
             logger.info("Queue '" + name + "' paused: no instance claims its jobs until it is resumed");
@@ -62,7 +62,7 @@ public final class RedisDelayQueueControl implements DelayQueueControl {
                     + "' has partitions (" + layout.size() + "), each of which lets its share start: allow at least "
                     + layout.size());
         }
-        store.registerQueue(name.value());
+        store.registerQueue(name);
         PartitionedQueues.onEveryPartition(layout, partition -> {
             controls.setRateLimit(partition, limit);
             return null;

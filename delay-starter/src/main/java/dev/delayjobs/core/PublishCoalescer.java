@@ -46,7 +46,7 @@ final class PublishCoalescer {
      * outcomes in order.
      */
     List<PublishOutcome> publish(Partition partition, List<NewJob> jobs) {
-        Lane lane = lanes.computeIfAbsent(partition, p -> new Lane(p.name(), p.count()));
+        Lane lane = lanes.computeIfAbsent(partition, Lane::new);
         return enqueue(lane, jobs).await(lane, beforeWait);
     }
 
@@ -61,7 +61,7 @@ final class PublishCoalescer {
      * with the outcomes, or with the exception a blocking caller would get.
      */
     CompletableFuture<List<PublishOutcome>> publishAsync(Partition partition, List<NewJob> jobs) {
-        Lane lane = lanes.computeIfAbsent(partition, p -> new Lane(p.name(), p.count()));
+        Lane lane = lanes.computeIfAbsent(partition, Lane::new);
         return enqueue(lane, jobs).result.handle((outcomes, failure) -> {
             if (failure != null) {
                 throw Pending.thrown(lane, failure);
@@ -95,7 +95,7 @@ final class PublishCoalescer {
             for (Pending pending : call) {
                 jobs.addAll(pending.jobs);
             }
-            reply = store.publishAsync(lane.queue, lane.partitions, jobs);
+            reply = store.publishAsync(lane.partition, jobs);
         }
         catch (RuntimeException | Error ex) {
             reply = CompletableFuture.failedFuture(ex);
@@ -127,17 +127,15 @@ final class PublishCoalescer {
     /** The publishes of one queue (or partition, under one layout), and whether a call of theirs is in flight. */
     private static final class Lane {
 
-        final String queue;
-        /** The partition count the lane's jobs were routed by. */
-        final int partitions;
+        /** Where the lane's jobs go; its count is the partition count they were routed by. */
+        final Partition partition;
         // guarded by this
         final Deque<Pending> waiting = new ArrayDeque<>();
         int waitingJobs;
         int inFlight;
 
-        Lane(String queue, int partitions) {
-            this.queue = queue;
-            this.partitions = partitions;
+        Lane(Partition partition) {
+            this.partition = partition;
         }
 
         void add(Pending pending) {
@@ -204,8 +202,8 @@ final class PublishCoalescer {
                     catch (InterruptedException ex) {
                         interrupted = true;
                         if (withdrawn(lane)) {
-                            throw new DelayQueueException("Interrupted while waiting to publish to queue '" + lane.queue
-                                    + "'; nothing was published", ex);
+                            throw new DelayQueueException("Interrupted while waiting to publish to queue '"
+                                    + lane.partition.name() + "'; nothing was published", ex);
                         }
                     }
                     catch (ExecutionException ex) {
@@ -237,7 +235,7 @@ final class PublishCoalescer {
                 return runtime;
             }
             // an Error of the call: every caller of it hears of it, and the lane goes on
-            return new DelayQueueException("Publishing to queue '" + lane.queue + "' failed: " + cause, cause);
+            return new DelayQueueException("Publishing to queue '" + lane.partition.name() + "' failed: " + cause, cause);
         }
     }
 }

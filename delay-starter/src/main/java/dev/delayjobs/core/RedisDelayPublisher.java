@@ -87,7 +87,7 @@ public final class RedisDelayPublisher implements DelayPublisher {
         if (checked.jobs.isEmpty()) {
             return List.of();
         }
-        store.registerQueue(checked.queue.value());
+        store.registerQueue(checked.queue);
         return events.publish(queue, checked.jobs.size(), headers -> storeNowOrAfterCommit(checked.carrying(headers)));
     }
 
@@ -101,7 +101,7 @@ public final class RedisDelayPublisher implements DelayPublisher {
         if (checked.jobs.isEmpty()) {
             return CompletableFuture.completedFuture(List.of());
         }
-        return events.publishAsync(queue, checked.jobs.size(), headers -> store.registerQueueAsync(checked.queue.value())
+        return events.publishAsync(queue, checked.jobs.size(), headers -> store.registerQueueAsync(checked.queue)
                 .thenCompose(registered -> storeNowOrAfterCommitAsync(checked.carrying(headers), deferral)));
     }
 

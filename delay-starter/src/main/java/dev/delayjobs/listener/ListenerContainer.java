@@ -95,7 +95,7 @@ public final class ListenerContainer {
             // before any job: the first jobs of a burst would otherwise build the payload's reader
             codec.prepare(endpoint.payloadType());
             QueueLayout layout = layouts.declare(endpoint.queueName());
-            store.registerQueue(queue());
+            store.registerQueue(endpoint.queueName());
             events.consuming(queue());
             QueueSlots slots = new QueueSlots(endpoint.settings().concurrency(), layout.size());
             PendingAcks pendingAcks = new PendingAcks(); // one cap for the queue, whatever its partitions

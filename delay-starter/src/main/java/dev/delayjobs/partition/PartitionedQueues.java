@@ -66,15 +66,15 @@ public final class PartitionedQueues {
     }
 
     public boolean cancel(QueueName queue, String id) {
-        return byId(queue, id, partition -> store.cancel(partition.name(), id), Boolean::booleanValue);
+        return byId(queue, id, partition -> store.cancel(partition, id), Boolean::booleanValue);
     }
 
     public boolean reschedule(QueueName queue, String id, boolean relative, long time) {
-        return byId(queue, id, partition -> store.reschedule(partition.name(), id, relative, time), Boolean::booleanValue);
+        return byId(queue, id, partition -> store.reschedule(partition, id, relative, time), Boolean::booleanValue);
     }
 
     public Optional<JobInfo> find(QueueName queue, String id) {
-        return byId(queue, id, partition -> store.find(partition.name(), id), Optional::isPresent).map(job -> named(queue, job));
+        return byId(queue, id, partition -> store.find(partition, id), Optional::isPresent).map(job -> named(queue, job));
     }
 
     /** The partition's name stands in the record read; the caller asked by the queue's. */
@@ -123,17 +123,17 @@ public final class PartitionedQueues {
 
     /** {@link #cancel} without waiting: the same script calls, completed on Redisson's I/O thread. */
     public CompletableFuture<Boolean> cancelAsync(QueueName queue, String id) {
-        return byIdAsync(queue, id, partition -> store.cancelAsync(partition.name(), id), Boolean::booleanValue);
+        return byIdAsync(queue, id, partition -> store.cancelAsync(partition, id), Boolean::booleanValue);
     }
 
     /** {@link #reschedule} without waiting. */
     public CompletableFuture<Boolean> rescheduleAsync(QueueName queue, String id, boolean relative, long time) {
-        return byIdAsync(queue, id, partition -> store.rescheduleAsync(partition.name(), id, relative, time), Boolean::booleanValue);
+        return byIdAsync(queue, id, partition -> store.rescheduleAsync(partition, id, relative, time), Boolean::booleanValue);
     }
 
     /** {@link #find} without waiting. */
     public CompletableFuture<Optional<JobInfo>> findAsync(QueueName queue, String id) {
-        return byIdAsync(queue, id, partition -> store.findAsync(partition.name(), id), Optional::isPresent)
+        return byIdAsync(queue, id, partition -> store.findAsync(partition, id), Optional::isPresent)
                 .thenApply(found -> found.map(job -> named(queue, job)));
     }
 
@@ -170,12 +170,12 @@ public final class PartitionedQueues {
     /** Every count of the queue, in one call per partition. */
     public PartitionedStats stats(QueueName queue) {
         return PartitionedStats.of(onEveryPartition(queue,
-                partition -> new PartitionedStats.Partition(partition.name(), partition.slot(), store.stats(partition.name()))));
+                partition -> new PartitionedStats.Partition(partition.name(), partition.slot(), store.stats(partition))));
     }
 
     /** The waiting jobs per payload version over all partitions, each read within its bound ({@link PayloadVersionCounts}). */
     public PayloadVersionCounts payloadVersions(QueueName queue) {
-        return onEveryPartition(queue, partition -> store.payloadVersions(partition.name())).stream()
+        return onEveryPartition(queue, partition -> store.payloadVersions(partition)).stream()
                 .reduce(new PayloadVersionCounts(0, 0, java.util.Map.of()), PayloadVersionCounts::plus);
     }
 
@@ -193,10 +193,10 @@ public final class PartitionedQueues {
         }
         QueueLayout layout = layout(queue);
         if (layout.size() == 1) {
-            return store.deadJobs().page(layout.all().get(0).name(), offset, count);
+            return store.deadJobs().page(layout.all().get(0), offset, count);
         }
         // the page may hold the first offset + count of any partition
-        return merged(layout, partition -> store.deadJobs().page(partition.name(), 0, offset + count), offset, count);
+        return merged(layout, partition -> store.deadJobs().page(partition, 0, offset + count), offset, count);
     }
 
     /**
@@ -207,9 +207,9 @@ public final class PartitionedQueues {
     public DeadJobs.Page deadPageAfter(QueueName queue, DeadJobs.@Nullable Cursor after, int count) {
         QueueLayout layout = layout(queue);
         if (layout.size() == 1) {
-            return store.deadJobs().pageAfter(layout.all().get(0).name(), after, count);
+            return store.deadJobs().pageAfter(layout.all().get(0), after, count);
         }
-        return merged(layout, partition -> store.deadJobs().pageAfter(partition.name(), after, count), 0, count);
+        return merged(layout, partition -> store.deadJobs().pageAfter(partition, after, count), 0, count);
     }
 
     private static DeadJobs.Page merged(QueueLayout layout, Function<Partition, DeadJobs.Page> read, int offset, int count) {
@@ -226,12 +226,12 @@ public final class PartitionedQueues {
 
     /** Gives dead jobs a fresh start; {@code ids} empty means all of them. */
     public long requeueDead(QueueName queue, List<String> ids) {
-        return byPartition(queue, ids, (partition, some) -> store.deadJobs().requeue(partition.name(), some));
+        return byPartition(queue, ids, (partition, some) -> store.deadJobs().requeue(partition, some));
     }
 
     /** Deletes dead jobs; {@code ids} empty means all of them. */
     public long deleteDead(QueueName queue, List<String> ids) {
-        return byPartition(queue, ids, (partition, some) -> store.deadJobs().delete(partition.name(), some));
+        return byPartition(queue, ids, (partition, some) -> store.deadJobs().delete(partition, some));
     }
 
     /**

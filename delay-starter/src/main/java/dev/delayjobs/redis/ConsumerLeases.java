@@ -64,7 +64,7 @@ public final class ConsumerLeases {
         boolean more = true;
         while (more) {
             // the sweep's common case, no lease run out, costs this one read and no script that writes
-            List<String> expired = reads.consumerInstances(queue, true);
+            List<String> expired = reads.consumerInstances(partition, true);
             if (expired.isEmpty()) {
                 break;
             }

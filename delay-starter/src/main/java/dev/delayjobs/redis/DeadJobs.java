@@ -16,10 +16,12 @@ import org.redisson.api.RScript.Mode;
 import org.redisson.api.RScript.ReturnType;
 
 import dev.delayjobs.payload.PayloadVersions;
+import dev.delayjobs.queue.Partition;
 
 /**
- * The dead set of the queues, as operators and the retention sweep use it: pages of it, requeue,
- * delete, and trimming what outlived the retention. Part of {@link RedisJobStore}
+ * The dead set of each partition of the queues (a queue that is not partitioned is its own single
+ * partition), as operators and the retention sweep use it: pages of it, requeue, delete, and
+ * trimming what outlived the retention. Part of {@link RedisJobStore}
  * ({@link RedisJobStore#deadJobs()}).
  */
 public final class DeadJobs {
@@ -33,10 +35,10 @@ public final class DeadJobs {
 
     private final RScript script;
     private final String prefix;
-    /** The size of a queue's dead set, read on the master. */
-    private final ToLongFunction<String> deadCount;
+    /** The size of a partition's dead set, read on the master. */
+    private final ToLongFunction<Partition> deadCount;
 
-    DeadJobs(RScript script, String prefix, ToLongFunction<String> deadCount) {
+    DeadJobs(RScript script, String prefix, ToLongFunction<Partition> deadCount) {
         this.script = script;
         this.prefix = prefix;
         this.deadCount = deadCount;
@@ -57,25 +59,25 @@ public final class DeadJobs {
                     a.id().getBytes(StandardCharsets.UTF_8)));
 
     /** Up to {@code count} dead jobs after skipping the {@code offset} newest, and the size of the whole set. */
-    public Page page(String queue, int offset, int count) {
-        return page(queue, count, Integer.toString(offset), "", "");
+    public Page page(Partition partition, int offset, int count) {
+        return page(partition, count, Integer.toString(offset), "", "");
     }
 
     /**
      * Up to {@code count} dead jobs that come after {@code after} (newest first), whether that job is
      * still dead or not; from the newest when {@code after} is null.
      */
-    public Page pageAfter(String queue, @Nullable Cursor after, int count) {
-        return after == null ? page(queue, 0, count)
-                : page(queue, count, "0", Long.toString(after.diedAt()), after.id());
+    public Page pageAfter(Partition partition, @Nullable Cursor after, int count) {
+        return after == null ? page(partition, 0, count)
+                : page(partition, count, "0", Long.toString(after.diedAt()), after.id());
     }
 
-    private Page page(String queue, int count, String offset, String afterDiedAt, String afterId) {
+    private Page page(Partition partition, int count, String offset, String afterDiedAt, String afterId) {
         if (count < 1 || count > MAX_PAGE) {
             throw new IllegalArgumentException("a page of dead jobs holds 1 to " + MAX_PAGE + " jobs, not " + count);
         }
-        QueueKeys k = keys(queue);
-        List<Object> r = RedisCalls.call("list dead jobs of", queue, () -> DEAD_PAGE.run(script, Mode.READ_WRITE,
+        QueueKeys k = keys(partition);
+        List<Object> r = RedisCalls.call("list dead jobs of", partition.name(), () -> DEAD_PAGE.run(script, Mode.READ_WRITE,
                 ReturnType.LIST, k.of(k.dead(), k.jobs(), k.errors(), k.claims()), Integer.toString(count), offset, afterDiedAt,
                 afterId, Integer.toString(MOST_RECORD_BYTES)));
         List<DeadJob> jobs = new ArrayList<>();
@@ -132,26 +134,27 @@ public final class DeadJobs {
     }
 
     /** Gives dead jobs a fresh start (attempts reset, due now); {@code ids} empty means all of them. */
-    public long requeue(String queue, List<String> ids) {
-        return inBatches(queue, REQUEUE_DEAD, "requeue dead jobs of", ids, true);
+    public long requeue(Partition partition, List<String> ids) {
+        return inBatches(partition, REQUEUE_DEAD, "requeue dead jobs of", ids, true);
     }
 
     /** Deletes dead jobs; {@code ids} empty means all of them. */
-    public long delete(String queue, List<String> ids) {
-        return inBatches(queue, DELETE_DEAD, "delete dead jobs of", ids, false);
+    public long delete(Partition partition, List<String> ids) {
+        return inBatches(partition, DELETE_DEAD, "delete dead jobs of", ids, false);
     }
 
     /** Deletes up to {@code max} dead jobs older than {@code retention}. */
-    public int trim(String queue, Duration retention, int max) {
-        QueueKeys k = keys(queue);
-        Long r = RedisCalls.call("trim dead jobs of", queue, () -> TRIM_DEAD.run(script, Mode.READ_WRITE,
+    public int trim(Partition partition, Duration retention, int max) {
+        QueueKeys k = keys(partition);
+        Long r = RedisCalls.call("trim dead jobs of", partition.name(), () -> TRIM_DEAD.run(script, Mode.READ_WRITE,
                 ReturnType.LONG, k.of(k.dead(), k.jobs(), k.errors(), k.claims(), k.groups()), Long.toString(retention.toMillis()),
                 Integer.toString(max)));
         return r.intValue();
     }
 
-    private long inBatches(String queue, LuaScript lua, String action, List<String> ids, boolean toReady) {
-        QueueKeys k = keys(queue);
+    private long inBatches(Partition partition, LuaScript lua, String action, List<String> ids, boolean toReady) {
+        String queue = partition.name();
+        QueueKeys k = keys(partition);
         List<Object> keyList = toReady ? k.of(k.dead(), k.jobs(), k.errors(), k.ready(), k.stats(), k.claims(), k.groups(),
                 k.groupsReady(), k.groupHeld())
                 : k.of(k.dead(), k.jobs(), k.errors(), k.claims(), k.groups());
@@ -169,7 +172,7 @@ public final class DeadJobs {
         }
         // bounded by the size at the start: jobs that die again meanwhile wait for the next call;
         // counted on the master, where a replica's count may lag behind
-        long rounds = deadCount.applyAsLong(queue) / BATCH + 1;
+        long rounds = deadCount.applyAsLong(partition) / BATCH + 1;
         for (long round = 0; round < rounds; round++) {
             Long done = RedisCalls.call(action, queue, () -> lua.run(script, Mode.READ_WRITE, ReturnType.LONG, keyList,
                     Integer.toString(BATCH)));
@@ -181,7 +184,7 @@ public final class DeadJobs {
         return total;
     }
 
-    private QueueKeys keys(String queue) {
-        return new QueueKeys(prefix, queue);
+    private QueueKeys keys(Partition partition) {
+        return new QueueKeys(prefix, partition);
     }
 }

@@ -16,6 +16,7 @@ import org.redisson.api.RScript.ReturnType;
 import org.redisson.api.RedissonClient;
 
 import dev.delayjobs.DelayQueueException;
+import dev.delayjobs.queue.Partition;
 
 /**
  * The publish.lua calls of a {@link RedisJobStore}: with the client's request memo lifetime, and
@@ -30,12 +31,13 @@ final class PublishCalls {
     private final RedissonClient redisson;
     private final RScript script;
     private final RequestMemo memo;
-    private final Function<String, ReplicaConfirmation> confirmations;
+    private final Function<Partition, ReplicaConfirmation> confirmations;
     private final LuaScript publishScript;
     /** The publish script by the replica wait of confirmed publishes, which each resent copy waits too. */
     private final Map<Duration, LuaScript> confirmedPublishScripts = new ConcurrentHashMap<>();
 
-    PublishCalls(RedissonClient redisson, RScript script, RequestMemo memo, Function<String, ReplicaConfirmation> confirmations) {
+    PublishCalls(RedissonClient redisson, RScript script, RequestMemo memo,
+            Function<Partition, ReplicaConfirmation> confirmations) {
         this.redisson = redisson;
         this.script = script;
         this.memo = memo;
@@ -48,13 +50,14 @@ final class PublishCalls {
                 wait -> PUBLISH.withMemo(memo.lifetimeMs(wait.toMillis())));
     }
 
-    CompletableFuture<List<PublishOutcome>> publishAsync(QueueKeys k, int partitions, List<NewJob> jobs) {
-        String queue = k.queue();
+    /** @param k the keys of {@code partition} */
+    CompletableFuture<List<PublishOutcome>> publishAsync(Partition partition, QueueKeys k, List<NewJob> jobs) {
+        String queue = partition.name();
         RequestMemo.Request request = RequestMemo.request(k);
         Object[] args = new Object[3 + jobs.size() * 4 + 1];
         args[0] = k.wakeChannel();
         args[1] = Integer.toString(jobs.size());
-        args[2] = Integer.toString(partitions);
+        args[2] = Integer.toString(partition.count());
         int i = 3;
         for (NewJob job : jobs) {
             args[i++] = job.id();
@@ -66,7 +69,7 @@ final class PublishCalls {
         args[i] = request.field();
         List<Object> keyList = k.of(k.jobs(), k.delayed(), k.ready(), k.stats(), k.dead(), k.errors(), k.request(request),
                 k.control(), k.successors(), k.claims(), k.groups(), k.groupsReady(), k.groupHeld());
-        ReplicaConfirmation confirmation = confirmations.apply(queue);
+        ReplicaConfirmation confirmation = confirmations.apply(partition);
         CompletableFuture<List<Object>> reply;
         if (confirmation.replicas() == 0) {
             reply = publishScript.runAsync(script, Mode.READ_WRITE, ReturnType.LIST, keyList, args);

@@ -21,6 +21,7 @@ import org.redisson.api.RScript.ReturnType;
 import dev.delayjobs.JobInfo;
 import dev.delayjobs.JobState;
 import dev.delayjobs.payload.PayloadVersions;
+import dev.delayjobs.queue.Partition;
 import dev.delayjobs.store.StoredJob;
 
 /**
@@ -71,8 +72,9 @@ final class QueueReads {
         return queues;
     }
 
-    CompletableFuture<Optional<JobInfo>> findAsync(String queue, String id) {
-        QueueKeys k = keys(queue);
+    CompletableFuture<Optional<JobInfo>> findAsync(Partition partition, String id) {
+        String queue = partition.name();
+        QueueKeys k = keys(partition);
         return RedisCalls.completed("look up in", queue, FIND.<List<Object>>runAsync(script, Mode.READ_WRITE, ReturnType.LIST,
                 k.of(k.jobs(), k.delayed(), k.dead(), k.errors(), k.successors(), k.claims(), k.groups()), id)).thenApply(r -> found(queue, id, r));
     }
@@ -112,11 +114,12 @@ final class QueueReads {
     }
 
     @SuppressWarnings("unchecked")
-    QueueStats stats(String queue) {
-        QueueKeys k = keys(queue);
+    QueueStats stats(Partition partition) {
+        String queue = partition.name();
+        QueueKeys k = keys(partition);
         List<Object> keys = new ArrayList<>(k.of(k.delayed(), k.ready(), k.dead(), k.stats(), k.instances(), k.workers(),
                 k.jobs(), k.control(), k.claims(), k.groupsReady()));
-        keys.addAll(activeLists(k, consumerInstances(queue, false)));
+        keys.addAll(activeLists(k, consumerInstances(partition, false)));
         List<Object> r = call("read the counts of", queue, () -> QUEUE_STATS.run(script, Mode.READ_WRITE, ReturnType.LIST,
                 keys, k.activePrefix(), Integer.toString(HELD_IDS_READ), Integer.toString(QueueStats.GROUPS_READ),
                 Integer.toString(GROUP_HEADS_READ), Integer.toString(GROUP_HEAD_BYTES)));
@@ -144,15 +147,16 @@ final class QueueReads {
         QueueStats stats = new QueueStats(asLong(counts.get(0)), asLong(counts.get(1)), asLong(counts.get(2)),
                 asLong(counts.get(3)), asLong(counts.get(4)), asLong(counts.get(5)), asLong(counts.get(6)), totalsByName,
                 instances, QueueControls.parse(control.get(0), control.get(1)), null, asLong(groups.get(0)), readyGroups);
+        // a bridged queue has one partition, named as the queue
         String bridged = bridgedLists.get(queue);
         return bridged == null ? stats : stats.bridging(bridged, redissonQueues.depth(bridged));
     }
 
     /** The waiting jobs per payload version, from a bounded read (payload-versions.lua). */
-    PayloadVersionCounts payloadVersions(String queue) {
-        QueueKeys k = keys(queue);
-        List<Object> r = call("count the payload versions of", queue, () -> PAYLOAD_VERSIONS.run(script, Mode.READ_WRITE,
-                ReturnType.LIST, k.of(k.delayed(), k.ready(), k.jobs()), Integer.toString(PayloadVersionCounts.MOST_JOBS),
+    PayloadVersionCounts payloadVersions(Partition partition) {
+        QueueKeys k = keys(partition);
+        List<Object> r = call("count the payload versions of", partition.name(), () -> PAYLOAD_VERSIONS.run(script,
+                Mode.READ_WRITE, ReturnType.LIST, k.of(k.delayed(), k.ready(), k.jobs()), Integer.toString(PayloadVersionCounts.MOST_JOBS),
                 Integer.toString(PayloadVersionCounts.MOST_BYTES)));
         Map<Integer, Long> byVersion = new java.util.TreeMap<>();
         for (int i = 2; i + 1 < r.size(); i += 2) {
@@ -162,14 +166,14 @@ final class QueueReads {
     }
 
     /**
-     * The instances in the queue's lease set, or only those whose lease ran out, read on the master:
+     * The instances in the partition's lease set, or only those whose lease ran out, read on the master:
      * recover-expired.lua and queue-stats.lua get their active lists as declared keys (a server or proxy that
      * checks declared keys, as some managed services do, refuses a script that touches others).
      */
-    List<String> consumerInstances(String queue, boolean expiredOnly) {
-        QueueKeys k = keys(queue);
+    List<String> consumerInstances(Partition partition, boolean expiredOnly) {
+        QueueKeys k = keys(partition);
         LuaScript instances = expiredOnly ? EXPIRED_INSTANCES : CONSUMER_INSTANCES;
-        List<Object> members = call("list the consumers of", queue, () -> instances.run(script, Mode.READ_WRITE,
+        List<Object> members = call("list the consumers of", partition.name(), () -> instances.run(script, Mode.READ_WRITE,
                 ReturnType.LIST, k.of(k.instances())));
         return members.stream().map(String.class::cast).toList();
     }
@@ -178,7 +182,7 @@ final class QueueReads {
         return instances.stream().<Object>map(k::active).toList();
     }
 
-    private QueueKeys keys(String queue) {
-        return new QueueKeys(prefix, queue);
+    private QueueKeys keys(Partition partition) {
+        return new QueueKeys(prefix, partition);
     }
 }

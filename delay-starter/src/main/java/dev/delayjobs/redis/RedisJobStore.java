@@ -22,6 +22,7 @@ import org.redisson.client.codec.StringCodec;
 import dev.delayjobs.DelayQueueException;
 import dev.delayjobs.JobInfo;
 import dev.delayjobs.queue.Partition;
+import dev.delayjobs.queue.QueueName;
 
 /**
  * The data model of the delay queues: the job life cycle, through {@link #partition} a partition's
@@ -53,7 +54,7 @@ public final class RedisJobStore {
     private final String prefix;
     private final RScript script;
     private final int longestRecord;
-    private final Set<String> registered = ConcurrentHashMap.newKeySet();
+    private final Set<QueueName> registered = ConcurrentHashMap.newKeySet();
     private final DeadJobs deadJobs;
     private final Map<String, String> bridgedLists;
     private final RedissonQueueStore redissonQueues;
@@ -75,25 +76,27 @@ public final class RedisJobStore {
      *     a longer one goes to the dead set unread
      */
     public RedisJobStore(RedissonClient redisson, String prefix, int longestRecord) {
-        this(redisson, prefix, longestRecord, queue -> ReplicaConfirmation.NONE);
+        this(redisson, prefix, longestRecord, partition -> ReplicaConfirmation.NONE);
     }
 
     /**
-     * @param confirmations per queue, how many replicas must confirm a publish before it returns
+     * @param confirmations per partition published to, how many replicas must confirm a publish before it
+     *     returns
      */
     public RedisJobStore(RedissonClient redisson, String prefix, int longestRecord,
-            Function<String, ReplicaConfirmation> confirmations) {
+            Function<Partition, ReplicaConfirmation> confirmations) {
         this(redisson, prefix, longestRecord, confirmations, Map.of());
     }
 
     /**
-     * @param bridgedLists per queue that bridges a Redisson {@code RDelayedQueue}, the name of its
-     *     target list: the queue's {@link #stats} then count that queue's elements too
+     * @param bridgedLists per queue that bridges a Redisson {@code RDelayedQueue} (by name: such a queue has
+     *     one partition, named as the queue), the name of its target list: the queue's {@link #stats} then
+     *     count that queue's elements too
      * @throws RequestMemo.SettingsNotCovered when the client's timeout and retry settings let it resend
      *     a request later than a request memo can cover
      */
     public RedisJobStore(RedissonClient redisson, String prefix, int longestRecord,
-            Function<String, ReplicaConfirmation> confirmations, Map<String, String> bridgedLists) {
+            Function<Partition, ReplicaConfirmation> confirmations, Map<String, String> bridgedLists) {
         this.bridgedLists = Map.copyOf(bridgedLists);
         this.redissonQueues = new RedissonQueueStore(redisson, prefix);
         this.redisson = redisson;
@@ -102,7 +105,7 @@ public final class RedisJobStore {
         this.longestRecord = longestRecord;
         this.reads = new QueueReads(script, prefix, this.bridgedLists, redissonQueues);
         this.leases = new ConsumerLeases(prefix, script, reads);
-        this.deadJobs = new DeadJobs(script, prefix, queue -> stats(queue).dead());
+        this.deadJobs = new DeadJobs(script, prefix, partition -> stats(partition).dead());
         this.memo = RequestMemo.forClient(redisson);
         long memoMs = memo.lifetimeMs(0);
         this.publishCalls = new PublishCalls(redisson, script, memo, confirmations);
@@ -147,21 +150,21 @@ public final class RedisJobStore {
     }
 
     /** Records the queue name in the registry of known queues, once per store (register-queue.lua). */
-    public void registerQueue(String queue) {
+    public void registerQueue(QueueName queue) {
         if (!registered.contains(queue)) {
-            RedisCalls.await("register", queue, registerQueueAsync(queue));
+            RedisCalls.await("register", queue.value(), registerQueueAsync(queue));
         }
     }
 
     /** {@link #registerQueue} without waiting: completes at once when the queue is registered already. */
-    public CompletableFuture<Void> registerQueueAsync(String queue) {
+    public CompletableFuture<Void> registerQueueAsync(QueueName queue) {
         if (registered.contains(queue)) {
             return CompletableFuture.completedFuture(null);
         }
-        return REGISTER_QUEUE.<Long>runAsync(script, Mode.READ_WRITE, ReturnType.LONG, List.of(QueueKeys.registry(prefix)), queue)
-                .handle((reply, failure) -> {
+        return REGISTER_QUEUE.<Long>runAsync(script, Mode.READ_WRITE, ReturnType.LONG, List.of(QueueKeys.registry(prefix)),
+                queue.value()).handle((reply, failure) -> {
                     if (failure != null) {
-                        throw RedisCalls.failure("register", queue, failure);
+                        throw RedisCalls.failure("register", queue.value(), failure);
                     }
                     registered.add(queue);
                     return null;
@@ -173,84 +176,78 @@ public final class RedisJobStore {
         return reads.knownQueues();
     }
 
-    /** Stores jobs in an unpartitioned queue. */
-    public List<PublishOutcome> publish(String queue, List<NewJob> jobs) {
-        return publish(queue, 1, jobs);
-    }
-
     /**
-     * Stores jobs in {@code queue}, an unpartitioned queue or one partition of a queue laid out in
-     * {@code partitions} partitions.
+     * Stores jobs in {@code partition}, routed by its queue being laid out in {@link Partition#count()}
+     * partitions.
      * @throws LayoutChangedException when the queue is laid out in another number of partitions now:
      *     nothing was stored
      */
-    public List<PublishOutcome> publish(String queue, int partitions, List<NewJob> jobs) {
-        return RedisCalls.await("publish to", queue, publishAsync(queue, partitions, jobs));
+    public List<PublishOutcome> publish(Partition partition, List<NewJob> jobs) {
+        return RedisCalls.await("publish to", partition.name(), publishAsync(partition, jobs));
     }
 
     /**
-     * {@link #publish(String, int, List)} without waiting: the outcomes, or the failure (a
-     * {@link DelayQueueException}, a {@link LayoutChangedException} among them), complete the
-     * future on Redisson's I/O thread.
+     * {@link #publish} without waiting: the outcomes, or the failure (a {@link DelayQueueException}, a
+     * {@link LayoutChangedException} among them), complete the future on Redisson's I/O thread.
      */
-    public CompletableFuture<List<PublishOutcome>> publishAsync(String queue, int partitions, List<NewJob> jobs) {
-        return publishCalls.publishAsync(keys(queue), partitions, jobs);
+    public CompletableFuture<List<PublishOutcome>> publishAsync(Partition partition, List<NewJob> jobs) {
+        return publishCalls.publishAsync(partition, keys(partition), jobs);
     }
 
     /** Moves up to {@code batch} due jobs to ready and tells when the next one is due. */
-    public Transfer transfer(String queue, int batch) {
-        QueueKeys k = keys(queue);
-        List<Object> r = RedisCalls.call("transfer due jobs of", queue, () -> TRANSFER.run(script, Mode.READ_WRITE, ReturnType.LIST,
-                k.of(k.delayed(), k.ready(), k.groups(), k.groupsReady(), k.groupHeld()), Integer.toString(batch)));
+    public Transfer transfer(Partition partition, int batch) {
+        QueueKeys k = keys(partition);
+        List<Object> r = RedisCalls.call("transfer due jobs of", partition.name(), () -> TRANSFER.run(script, Mode.READ_WRITE,
+                ReturnType.LIST, k.of(k.delayed(), k.ready(), k.groups(), k.groupsReady(), k.groupHeld()), Integer.toString(batch)));
         return new Transfer(asInt(r.get(0)), asLong(r.get(1)), asLong(r.get(2)));
     }
 
     /** Deletes a waiting job and its successor, or only the successor of a held job. */
-    public boolean cancel(String queue, String id) {
-        return RedisCalls.await("cancel on", queue, cancelAsync(queue, id));
+    public boolean cancel(Partition partition, String id) {
+        return RedisCalls.await("cancel on", partition.name(), cancelAsync(partition, id));
     }
 
     /** {@link #cancel} without waiting: the reply completes the future on Redisson's I/O thread. */
-    public CompletableFuture<Boolean> cancelAsync(String queue, String id) {
-        QueueKeys k = keys(queue);
+    public CompletableFuture<Boolean> cancelAsync(Partition partition, String id) {
+        QueueKeys k = keys(partition);
         RequestMemo.Request memo = RequestMemo.request(k);
-        return RedisCalls.completed("cancel on", queue, cancelScript.<Long>runAsync(script, Mode.READ_WRITE, ReturnType.LONG,
-                k.of(k.jobs(), k.delayed(), k.dead(), k.errors(), k.request(memo), k.successors(), k.claims(),
+        return RedisCalls.completed("cancel on", partition.name(), cancelScript.<Long>runAsync(script, Mode.READ_WRITE,
+                ReturnType.LONG, k.of(k.jobs(), k.delayed(), k.dead(), k.errors(), k.request(memo), k.successors(), k.claims(),
                         k.groups()), id, memo.field()))
                 .thenApply(r -> r == 1L);
     }
 
     /** Gives a waiting job a new due time: a delay in ms from the server's now, or epoch ms. */
-    public boolean reschedule(String queue, String id, boolean relative, long time) {
-        return RedisCalls.await("reschedule on", queue, rescheduleAsync(queue, id, relative, time));
+    public boolean reschedule(Partition partition, String id, boolean relative, long time) {
+        return RedisCalls.await("reschedule on", partition.name(), rescheduleAsync(partition, id, relative, time));
     }
 
     /** {@link #reschedule} without waiting: the reply completes the future on Redisson's I/O thread. */
-    public CompletableFuture<Boolean> rescheduleAsync(String queue, String id, boolean relative, long time) {
-        QueueKeys k = keys(queue);
-        return RedisCalls.completed("reschedule on", queue, RESCHEDULE.<Long>runAsync(script, Mode.READ_WRITE, ReturnType.LONG,
-                k.of(k.jobs(), k.delayed(), k.ready(), k.dead(), k.claims(), k.groups(), k.groupsReady(), k.groupHeld()), id, relative ? "d" : "a", Long.toString(time),
-                k.wakeChannel())).thenApply(r -> r == 1L);
+    public CompletableFuture<Boolean> rescheduleAsync(Partition partition, String id, boolean relative, long time) {
+        QueueKeys k = keys(partition);
+        return RedisCalls.completed("reschedule on", partition.name(), RESCHEDULE.<Long>runAsync(script, Mode.READ_WRITE,
+                ReturnType.LONG, k.of(k.jobs(), k.delayed(), k.ready(), k.dead(), k.claims(), k.groups(), k.groupsReady(),
+                        k.groupHeld()), id, relative ? "d" : "a", Long.toString(time), k.wakeChannel())).thenApply(r -> r == 1L);
     }
 
     /** The job and where it is (DELAYED, READY, RUNNING, DEAD), or empty when it does not exist. */
-    public Optional<JobInfo> find(String queue, String id) {
-        return RedisCalls.await("look up in", queue, findAsync(queue, id));
+    public Optional<JobInfo> find(Partition partition, String id) {
+        return RedisCalls.await("look up in", partition.name(), findAsync(partition, id));
     }
 
     /** {@link #find} without waiting: the reply completes the future on Redisson's I/O thread. */
-    public CompletableFuture<Optional<JobInfo>> findAsync(String queue, String id) {
-        return reads.findAsync(queue, id);
+    public CompletableFuture<Optional<JobInfo>> findAsync(Partition partition, String id) {
+        return reads.findAsync(partition, id);
     }
 
-    /** Every count of the queue, in one call (two: the consumer instances are read first). */
-    public QueueStats stats(String queue) {
-        return reads.stats(queue);
+    /** Every count of the partition, in one call (two: the consumer instances are read first). */
+    public QueueStats stats(Partition partition) {
+        return reads.stats(partition);
     }
 
-    /** The waiting jobs of the queue (or partition) per payload version, from a bounded read. */
-    public PayloadVersionCounts payloadVersions(String queue) {
-        return reads.payloadVersions(queue);
+    /** The waiting jobs of the partition per payload version, from a bounded read. */
+    public PayloadVersionCounts payloadVersions(Partition partition) {
+        return reads.payloadVersions(partition);
     }
 
     /** The Redisson {@code RDelayedQueue}s that queues bridge (compatibility mode). */
@@ -269,12 +266,12 @@ public final class RedisJobStore {
     }
 
     /**
-     * Subscribes to the due times the queue announces when a job becomes the earliest one.
+     * Subscribes to the due times the partition announces when a job becomes the earliest one.
      * Redisson re-subscribes after a reconnect; the sweep covers the messages lost meanwhile.
      */
-    public ChannelSubscription subscribeWake(String queue, LongConsumer onEarlierDue) {
-        return ChannelSubscription.ofDueTimes(redisson.getTopic(keys(queue).wakeChannel(), StringCodec.INSTANCE), queue,
-                onEarlierDue);
+    public ChannelSubscription subscribeWake(Partition partition, LongConsumer onEarlierDue) {
+        return ChannelSubscription.ofDueTimes(redisson.getTopic(keys(partition).wakeChannel(), StringCodec.INSTANCE),
+                partition.name(), onEarlierDue);
     }
 
     /**
@@ -282,12 +279,11 @@ public final class RedisJobStore {
      * its consumers see them: claims and outcomes. Cheap: the view holds no state of its own.
      */
     public RedisPartitionStore partition(Partition partition) {
-        return new RedisPartitionStore(partition.name(), new QueueKeys(prefix, partition), script, redisson, claimScript,
-                longestRecord);
+        return new RedisPartitionStore(partition.name(), keys(partition), script, redisson, claimScript, longestRecord);
     }
 
-    private QueueKeys keys(String queue) {
-        return new QueueKeys(prefix, queue);
+    private QueueKeys keys(Partition partition) {
+        return new QueueKeys(prefix, partition);
     }
 
     private static int asInt(Object value) {

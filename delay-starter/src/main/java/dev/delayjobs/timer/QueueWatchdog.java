@@ -84,7 +84,7 @@ public final class QueueWatchdog implements SmartLifecycle {
         String queue = partition.name();
         store.leases().heartbeat(partition, instanceId, settings.heartbeatLease(), workers);
         QueueLane lane = new QueueLane("queue '" + queue + "'", threads);
-        TransferTimer timer = new TransferTimer(queue, store, scheduler, lane, settings.transferBatchSize());
+        TransferTimer timer = new TransferTimer(partition, store, scheduler, lane, settings.transferBatchSize());
         Watched entry = new Watched(partition, timer, lane, new QueueLane("the heartbeat of queue '" + queue + "'", threads),
                 maxAttempts, workers);
         Watched previous = watched.put(partition, entry);
@@ -177,7 +177,7 @@ public final class QueueWatchdog implements SmartLifecycle {
             }
             if (w.trimDue) {
                 w.trimDue = false;
-                trimDead(queue);
+                trimDead(w.partition);
             }
         }
         catch (RuntimeException ex) {
@@ -186,9 +186,9 @@ public final class QueueWatchdog implements SmartLifecycle {
     }
 
     /** Deletes expired dead jobs, at most ten batches per call so one sweep stays short. */
-    private void trimDead(String queue) {
+    private void trimDead(Partition partition) {
         for (int batch = 0; batch < 10; batch++) {
-            if (store.deadJobs().trim(queue, settings.deadRetention(), DEAD_TRIM_BATCH) < DEAD_TRIM_BATCH) {
+            if (store.deadJobs().trim(partition, settings.deadRetention(), DEAD_TRIM_BATCH) < DEAD_TRIM_BATCH) {
                 return;
             }
         }

@@ -8,12 +8,14 @@ import java.util.concurrent.TimeUnit;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import dev.delayjobs.queue.Partition;
 import dev.delayjobs.redis.ChannelSubscription;
 import dev.delayjobs.redis.RedisJobStore;
 import dev.delayjobs.redis.Transfer;
 
 /**
- * Moves the due jobs of one queue from delayed to ready, at the moment they become due.
+ * Moves the due jobs of one partition of a queue (a queue that is not partitioned is its own single
+ * partition) from delayed to ready, at the moment they become due.
  *
  * <p>After each transfer step, Redis tells the due time of the earliest job left; the timer arms
  * one timeout for it. A publish that creates a new earliest job announces its due time on the
@@ -24,7 +26,7 @@ final class TransferTimer {
 
     private static final Log logger = LogFactory.getLog(TransferTimer.class);
 
-    private final String queue;
+    private final Partition partition;
     private final RedisJobStore store;
     private final ScheduledExecutorService scheduler;
     private final QueueLane lane;
@@ -46,18 +48,14 @@ final class TransferTimer {
 
     /**
      * @param scheduler fires the timeouts (runs no Redis call)
-     * @param lane where the queue's transfers run, one at a time
+     * @param lane where the partition's transfers run, one at a time
      */
-    TransferTimer(String queue, RedisJobStore store, ScheduledExecutorService scheduler, QueueLane lane, int batchSize) {
-        this.queue = queue;
+    TransferTimer(Partition partition, RedisJobStore store, ScheduledExecutorService scheduler, QueueLane lane, int batchSize) {
+        this.partition = partition;
         this.store = store;
         this.scheduler = scheduler;
         this.lane = lane;
         this.batchSize = batchSize;
-    }
-
-    String queue() {
-        return queue;
     }
 
     /** Subscribes if not subscribed (first call, or the subscription was lost), then transfers. */
@@ -100,13 +98,14 @@ final class TransferTimer {
             try {
                 do {
                     long before = System.currentTimeMillis();
-                    step = store.transfer(queue, batchSize);
+                    step = store.transfer(partition, batchSize);
                     clockOffset = step.serverNow() - (before + System.currentTimeMillis()) / 2;
                 }
                 while (step.moreDue() && !stopped);
             }
             catch (RuntimeException ex) {
-                logger.warn("Transfer of queue '" + queue + "' failed; the next sweep tries again: " + ex.getMessage());
+                logger.warn("Transfer of queue '" + partition.name() + "' failed; the next sweep tries again: "
+                        + ex.getMessage());
                 return;
             }
             synchronized (lock) {
@@ -157,17 +156,18 @@ final class TransferTimer {
                 return;
             }
             if (subscription != null) {
-                logger.info("Wake subscription of queue '" + queue + "' was lost; subscribing again");
+                logger.info("Wake subscription of queue '" + partition.name() + "' was lost; subscribing again");
                 subscription.close();
                 subscription = null;
             }
         }
         ChannelSubscription fresh;
         try {
-            fresh = store.subscribeWake(queue, this::onEarlierDue);
+            fresh = store.subscribeWake(partition, this::onEarlierDue);
         }
         catch (RuntimeException ex) {
-            logger.warn("Cannot subscribe to the wake channel of queue '" + queue + "'; sweeping only: " + ex.getMessage());
+            logger.warn("Cannot subscribe to the wake channel of queue '" + partition.name() + "'; sweeping only: "
+                    + ex.getMessage());
             return;
         }
         synchronized (lock) {

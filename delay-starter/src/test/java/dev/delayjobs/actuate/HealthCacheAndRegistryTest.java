@@ -1,6 +1,7 @@
 package dev.delayjobs.actuate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static dev.delayjobs.test.TestPartitions.whole;
 
 import java.time.Duration;
 import java.util.List;
@@ -31,8 +32,8 @@ class HealthCacheAndRegistryTest {
     @Test
     void oneCheckAnswersForTheCacheTtlAndZeroReadsEveryTime() {
         RedisJobStore store = new RedisJobStore(redisson, TestRedis.uniquePrefix());
-        store.registerQueue("q");
-        store.publish("q", List.of(new NewJob("a", true, 60_000, false, "1")));
+        store.registerQueue(QueueName.of("q"));
+        store.publish(whole("q"), List.of(new NewJob("a", true, 60_000, false, "1")));
         DelayQueuesHealthIndicator cached = new DelayQueuesHealthIndicator(queues(store), Duration.ofMinutes(1), Status.DOWN,
                 Duration.ofHours(1));
         DelayQueuesHealthIndicator uncached = new DelayQueuesHealthIndicator(queues(store), Duration.ofMinutes(1), Status.DOWN,
@@ -40,7 +41,7 @@ class HealthCacheAndRegistryTest {
         assertThat(delayed(cached.health())).isEqualTo(1);
         assertThat(delayed(uncached.health())).isEqualTo(1);
 
-        store.publish("q", List.of(new NewJob("b", true, 60_000, false, "2")));
+        store.publish(whole("q"), List.of(new NewJob("b", true, 60_000, false, "2")));
 
         assertThat(delayed(cached.health())).as("the cached answer").isEqualTo(1);
         assertThat(delayed(uncached.health())).isEqualTo(2);
@@ -49,7 +50,7 @@ class HealthCacheAndRegistryTest {
     @Test
     void registryEntriesThatAreNoQueueNamesAreNotShown() {
         RedisJobStore store = new RedisJobStore(redisson, TestRedis.uniquePrefix());
-        store.registerQueue("real");
+        store.registerQueue(QueueName.of("real"));
         redisson.getSet(store.prefix() + ":queues", StringCodec.INSTANCE).add("bad\nname{x}");
         assertThat(store.knownQueues()).as("what is in Redis").hasSize(2);
 

@@ -2,7 +2,7 @@ package dev.delayjobs.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static dev.delayjobs.test.TestPartitions.names;
+import static dev.delayjobs.test.TestPartitions.whole;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -191,7 +191,7 @@ class DelayAutoConfigurationTest {
 
                 context.getBean(DelayPublisher.class).publish("orders", new OrderTimeout(1, "x"), Duration.ofHours(1),
                         "order-1");
-                assertThat(store.find("orders", "order-1")).as("the publisher writes through the user's store")
+                assertThat(store.find(whole("orders"), "order-1")).as("the publisher writes through the user's store")
                         .isPresent();
                 assertThat(own.getKeys().getKeysByPattern(userPrefix + ":*")).isNotEmpty();
             });
@@ -290,7 +290,7 @@ class DelayAutoConfigurationTest {
         String prefix = TestRedis.uniquePrefix();
         RedissonClient redisson = TestRedis.sharedClient();
         new dev.delayjobs.redis.QueueLayoutStore(redisson, prefix).record(QueueName.of("orders"), 2, 1);
-        new RedisJobStore(redisson, prefix).publish(names(QueueLayout.of(QueueName.of("orders"), 2)).get(1), 2,
+        new RedisJobStore(redisson, prefix).publish(QueueLayout.of(QueueName.of("orders"), 2).all().get(1),
                 List.of(new dev.delayjobs.redis.NewJob("a", true, 60_000, false, "1")));
         runner.withPropertyValues("delay.key-prefix=" + prefix, "delay.queues.orders.partitions=3").run(context -> {
             assertThat(context).hasFailed();

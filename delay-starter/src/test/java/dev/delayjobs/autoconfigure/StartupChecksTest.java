@@ -1,7 +1,6 @@
 package dev.delayjobs.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static dev.delayjobs.test.TestPartitions.names;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -126,7 +125,7 @@ class StartupChecksTest {
             String id = context.getBean(PublishesEarly.class).id;
             QueueLayout layout = context.getBean(PartitionedQueues.class).layout(QueueName.of("orders"));
             assertThat(layout.size()).isEqualTo(3);
-            assertThat(context.getBean(RedisJobStore.class).find(layout.partitionOf(id).name(), id)).as("job in its partition")
+            assertThat(context.getBean(RedisJobStore.class).find(layout.partitionOf(id), id)).as("job in its partition")
                     .isPresent();
             assertThat(new QueueLayoutStore(TestRedis.sharedClient(), prefix).recorded(QueueName.of("orders"))).isEqualTo(3);
         });
@@ -135,7 +134,7 @@ class StartupChecksTest {
     @Test
     void aPublishWhileTheContextIsBuiltToAQueueThatCannotBeLaidOutAnewFailsWithTheAnalysis() {
         new QueueLayoutStore(TestRedis.sharedClient(), prefix).record(QueueName.of("orders"), 2, 1);
-        new RedisJobStore(TestRedis.sharedClient(), prefix).publish(names(QueueLayout.of(QueueName.of("orders"), 2)).get(1), 2,
+        new RedisJobStore(TestRedis.sharedClient(), prefix).publish(QueueLayout.of(QueueName.of("orders"), 2).all().get(1),
                 List.of(new dev.delayjobs.redis.NewJob("a", true, 60_000, false, "1")));
         runner.withPropertyValues("delay.queues.orders.partitions=3").withBean(PublishesEarly.class).run(context -> {
             assertThat(context).hasFailed();

@@ -2,6 +2,7 @@ package dev.delayjobs.bridge;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static dev.delayjobs.test.TestPartitions.whole;
 
 import java.time.Duration;
 import java.util.HashMap;
@@ -83,8 +84,8 @@ class BridgeDeliveryTest {
                     .isGreaterThanOrEqualTo(due));
             // the handler records a job before its ack is written (acks are batched): wait for the last acks
             RedisJobStore store = app.getBean(RedisJobStore.class);
-            await().atMost(Duration.ofSeconds(10)).until(() -> store.stats(list).totals().getOrDefault("completed", 0L) == ELEMENTS);
-            QueueStats stats = store.stats(list);
+            await().atMost(Duration.ofSeconds(10)).until(() -> store.stats(whole(list)).totals().getOrDefault("completed", 0L) == ELEMENTS);
+            QueueStats stats = store.stats(whole(list));
             assertThat(stats.bridge()).isNotNull();
             assertThat(stats.bridge().delayed()).isZero();
             assertThat(stats.bridge().ready()).isZero();

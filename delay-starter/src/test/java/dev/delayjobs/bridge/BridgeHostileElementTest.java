@@ -2,6 +2,7 @@ package dev.delayjobs.bridge;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static dev.delayjobs.test.TestPartitions.whole;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -47,7 +48,7 @@ class BridgeHostileElementTest {
             RedisJobStore store = app.getBean(RedisJobStore.class);
             Closed closed = app.getBean(Closed.class);
             await().atMost(Duration.ofSeconds(20)).until(() -> closed.handledAt.containsKey(7L));
-            List<String> errors = store.deadJobs().page(list, 0, 10).jobs().stream().map(DeadJob::lastError).toList();
+            List<String> errors = store.deadJobs().page(whole(list), 0, 10).jobs().stream().map(DeadJob::lastError).toList();
             assertThat(errors).hasSize(2).allMatch(error -> error.startsWith("element could not be read with "
                     + "SerializationCodec: it declares ") && error.contains("values in an array, more than "
                     + "delay.max-payload-size (65536) allows"));

@@ -3,6 +3,7 @@ package dev.delayjobs.bridge;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
+import static dev.delayjobs.test.TestPartitions.whole;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -173,9 +174,9 @@ class BridgeSideBySideTest {
 
             RedisJobStore store = app.getBean(RedisJobStore.class);
             Closed closed = app.getBean(Closed.class);
-            await().atMost(Duration.ofSeconds(20)).until(() -> store.deadJobs().page(list, 0, 10).total() == 2
+            await().atMost(Duration.ofSeconds(20)).until(() -> store.deadJobs().page(whole(list), 0, 10).total() == 2
                     && closed.handledAt.containsKey(9L));
-            Set<String> errors = Set.copyOf(store.deadJobs().page(list, 0, 10).jobs().stream().map(DeadJob::lastError).toList());
+            Set<String> errors = Set.copyOf(store.deadJobs().page(whole(list), 0, 10).jobs().stream().map(DeadJob::lastError).toList());
             assertThat(errors).containsExactlyInAnyOrder(
                     "element could not be read with " + codecClass + ": it names " + NotAllowed.class.getName()
                             + ", which is not an allowed class",

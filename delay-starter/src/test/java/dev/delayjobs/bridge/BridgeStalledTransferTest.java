@@ -2,6 +2,7 @@ package dev.delayjobs.bridge;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static dev.delayjobs.test.TestPartitions.whole;
 
 import java.time.Duration;
 import java.util.List;
@@ -54,7 +55,7 @@ class BridgeStalledTransferTest {
             RedisJobStore store = app.getBean(RedisJobStore.class);
             DelayQueuesHealthIndicator health = app.getBean(DelayQueuesHealthIndicator.class);
             Closed closed = app.getBean(Closed.class);
-            await().atMost(Duration.ofSeconds(10)).until(() -> !store.stats(list).instances().isEmpty());
+            await().atMost(Duration.ofSeconds(10)).until(() -> !store.stats(whole(list)).instances().isEmpty());
             assertThat(health.health().getStatus()).isEqualTo(Status.UP);
 
             long dueAt = System.currentTimeMillis();
@@ -66,13 +67,13 @@ class BridgeStalledTransferTest {
             Health down = health.health();
             assertThat(String.valueOf(down.getDetails().get("overdue"))).contains(list);
             assertThat(closed.handledAt).doesNotContainKey(42L);
-            assertThat(store.stats(list).bridge().delayed()).isEqualTo(1);
+            assertThat(store.stats(whole(list)).bridge().delayed()).isEqualTo(1);
 
             // the adopter takes it from the timeout set once it is OVERDUE_AFTER late
             await().atMost(ElementAdopter.OVERDUE_AFTER.plusSeconds(10)).until(() -> closed.handledAt.containsKey(42L));
             assertThat(closed.handledAt.get(42L) - dueAt).isGreaterThanOrEqualTo(ElementAdopter.OVERDUE_AFTER.toMillis());
             await().atMost(Duration.ofSeconds(5)).until(() -> health.health().getStatus().equals(Status.UP));
-            assertThat(store.stats(list).bridge().delayed()).isZero();
+            assertThat(store.stats(whole(list)).bridge().delayed()).isZero();
         }
     }
 

@@ -3,6 +3,7 @@ package dev.delayjobs.bridge;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
+import static dev.delayjobs.test.TestPartitions.whole;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -64,33 +65,33 @@ class RedissonQueueMigrationTest {
             Thread interrupted = new Thread(() -> first.set(migration.migrate(list)), "migration");
             interrupted.start();
             await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(5))
-                    .until(() -> nativeDelayed(store.stats(list)) >= 20_000);
+                    .until(() -> nativeDelayed(store.stats(whole(list))) >= 20_000);
             interrupted.interrupt();
             interrupted.join(30_000);
             assertThat(first.get().complete()).as("the interrupted run says it did not finish").isFalse();
-            assertThat(store.stats(list).bridge().delayed()).as("elements left for the second run").isPositive();
+            assertThat(store.stats(whole(list)).bridge().delayed()).as("elements left for the second run").isPositive();
 
             Result second = migration.migrate(list);
             long slowestScriptMicros = slowestScriptMicros();
             assertThat(second.complete()).isTrue();
             assertThat(first.get().dead() + second.dead()).isZero();
-            QueueStats after = store.stats(list);
+            QueueStats after = store.stats(whole(list));
             assertThat(after.bridge().delayed()).as("left in Redisson's timeout set").isZero();
             assertThat(after.bridge().ready()).as("left in the target list").isZero();
 
             // the elements that fell due are handled; the rest wait as native jobs, once each
             await().atMost(Duration.ofSeconds(30)).until(() -> closed.handledAt.size() == DUE_DURING);
-            assertThat(nativeDelayed(store.stats(list))).isEqualTo(PENDING - DUE_DURING);
+            assertThat(nativeDelayed(store.stats(whole(list)))).isEqualTo(PENDING - DUE_DURING);
             new QueueTestOperations(app.getBean(RedissonClient.class), prefix).fastForward(QueueName.of(list).whole(), Duration.ofHours(3));
             await().atMost(Duration.ofSeconds(120)).until(() -> closed.handledAt.size() == PENDING);
             assertThat(closed.twice).as("handled twice").isEmpty();
-            QueueStats atLastHandler = store.stats(list);
+            QueueStats atLastHandler = store.stats(whole(list));
             // the last acks are recorded a moment after their handlers return (a batch per call)
             await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-                QueueStats left = store.stats(list);
+                QueueStats left = store.stats(whole(list));
                 assertThat(left.delayed() + left.ready() + left.running() + left.dead()).as("left: %s", left).isZero();
             });
-            QueueStats end = store.stats(list);
+            QueueStats end = store.stats(whole(list));
             assertThat(end.totals().get("completed")).isEqualTo(PENDING);
 
             System.out.println("[migration] " + PENDING + " elements (" + DUE_DURING + " due during it): interrupted run "

@@ -2,6 +2,7 @@ package dev.delayjobs.control;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static dev.delayjobs.test.TestPartitions.whole;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -88,15 +89,15 @@ class PauseResumeTest {
                 requests.add(PublishRequest.of("job-" + i).delay(Duration.ofMillis(i * 10L)).key("p-" + i));
             }
             assertThat(publisher.publishAll("pausable", requests)).as("publishing goes on").hasSize(30);
-            await().atMost(Duration.ofSeconds(10)).until(() -> store.stats("pausable").ready() == 30);
+            await().atMost(Duration.ofSeconds(10)).until(() -> store.stats(whole("pausable")).ready() == 30);
 
             Slow.release.countDown();
-            await().atMost(Duration.ofSeconds(10)).until(() -> total(recorders) == 1 && store.stats("pausable").running() == 0);
+            await().atMost(Duration.ofSeconds(10)).until(() -> total(recorders) == 1 && store.stats(whole("pausable")).running() == 0);
             assertThat(recorders.stream().mapToInt(r -> r.count(slow)).sum()).as("the running job finished").isEqualTo(1);
 
             // every instance has claimed since the pause (each claim checks it); none may take a job
             await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3)).until(() -> total(recorders) == 1);
-            assertThat(store.stats("pausable").ready()).isEqualTo(30);
+            assertThat(store.stats(whole("pausable")).ready()).isEqualTo(30);
 
             Health health = second.getBean(DelayQueuesHealthIndicator.class).health();
             assertThat(health.getStatus()).as("a paused queue's overdue jobs wait on purpose").isEqualTo(Status.UP);

@@ -184,9 +184,9 @@ class PublishCoalescingTest {
         assertThat(next.get(10, TimeUnit.SECONDS)).containsExactly(PublishOutcome.CREATED);
         assertThat(results.get("first")).isEqualTo(List.of(PublishOutcome.CREATED));
         RedisJobStore store = app.getBean(RedisJobStore.class);
-        assertThat(store.find(orders.name(), second.id())).as("the jobs of the caller that failed").isEmpty();
-        assertThat(store.find(orders.name(), again.id())).isPresent();
-        assertThat(store.stats(orders.name()).delayed()).as("first, the retry and third, each once").isEqualTo(3);
+        assertThat(store.find(orders, second.id())).as("the jobs of the caller that failed").isEmpty();
+        assertThat(store.find(orders, again.id())).isPresent();
+        assertThat(store.stats(orders).delayed()).as("first, the retry and third, each once").isEqualTo(3);
     }
 
     /** A job under business key {@code key}, due in an hour. */

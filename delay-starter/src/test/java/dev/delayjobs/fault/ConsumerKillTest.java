@@ -2,6 +2,7 @@ package dev.delayjobs.fault;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static dev.delayjobs.test.TestPartitions.whole;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -115,8 +116,8 @@ class ConsumerKillTest {
             long recoveredWithin = recovered.stream().mapToLong(Handled::startedAt).max().orElse(killedAt) - killedAt;
 
             RedisJobStore store = app.getBean(RedisJobStore.class);
-            await().atMost(Duration.ofSeconds(10)).until(() -> store.stats(QUEUE).running() == 0);
-            QueueStats stats = store.stats(QUEUE);
+            await().atMost(Duration.ofSeconds(10)).until(() -> store.stats(whole(QUEUE)).running() == 0);
+            QueueStats stats = store.stats(whole(QUEUE));
             assertThat(stats.delayed() + stats.ready() + stats.running() + stats.dead()).as("jobs left in Redis").isZero();
             assertThat(stats.instances()).extracting(QueueStats.ConsumerInstance::id).containsExactly("survivor");
 

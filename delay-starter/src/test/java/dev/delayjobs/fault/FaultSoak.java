@@ -1,5 +1,7 @@
 package dev.delayjobs.fault;
 
+import static dev.delayjobs.test.TestPartitions.whole;
+
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -149,7 +151,7 @@ public final class FaultSoak {
                 RedisJobStore direct = store(redis, prefix);
                 while (System.currentTimeMillis() < quietUntil) {
                     restartCrashed(shared, proxy, prefix, logs, consumerSettings);
-                    QueueStats stats = direct.stats(QUEUE);
+                    QueueStats stats = direct.stats(whole(QUEUE));
                     if (stats.delayed() + stats.ready() + stats.running() == 0
                             && stats.instances().stream().allMatch(i -> i.held() == 0)) {
                         break;
@@ -170,7 +172,7 @@ public final class FaultSoak {
 
     private void observePrefetched(RedisJobStore store) {
         try {
-            long prefetched = store.stats(QUEUE).instances().stream().mapToLong(QueueStats.ConsumerInstance::prefetched).sum();
+            long prefetched = store.stats(whole(QUEUE)).instances().stream().mapToLong(QueueStats.ConsumerInstance::prefetched).sum();
             mostPrefetched = Math.max(mostPrefetched, prefetched);
         }
         catch (RuntimeException ex) {
@@ -275,7 +277,7 @@ public final class FaultSoak {
                 if (!byId.containsKey(id) && !isDead(store, id)) {
                     lost++;
                     violations.add("LOST " + id + ": published, not cancelled, never handled, not dead ("
-                            + store.find(QUEUE, id).map(JobInfo::state).orElse(null) + ")");
+                            + store.find(whole(QUEUE), id).map(JobInfo::state).orElse(null) + ")");
                 }
             }
             for (Map.Entry<String, Long> keyed : producer.keyedPublishedAt.entrySet()) {
@@ -306,7 +308,7 @@ public final class FaultSoak {
                     violations.add("EARLY " + h.id() + ": started " + (h.dueAt() - h.startedAt()) + " ms before its due time");
                 }
             }
-            QueueStats stats = store.stats(QUEUE);
+            QueueStats stats = store.stats(whole(QUEUE));
             int stranded = (int) (stats.running() + stats.instances().stream().mapToLong(QueueStats.ConsumerInstance::held).sum());
             if (stranded > 0) {
                 violations.add("STRANDED " + stats.running() + " running, " + stats.instances() + " after the quiet period");
@@ -423,7 +425,7 @@ public final class FaultSoak {
     }
 
     private static boolean isDead(RedisJobStore store, String id) {
-        return store.find(QUEUE, id).map(JobInfo::state).orElse(null) == JobState.DEAD;
+        return store.find(whole(QUEUE), id).map(JobInfo::state).orElse(null) == JobState.DEAD;
     }
 
     private static String first(Set<String> ids) {

@@ -3,6 +3,7 @@ package dev.delayjobs.fault;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
+import static dev.delayjobs.test.TestPartitions.whole;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -118,7 +119,7 @@ class FullRedisTest {
                 }
                 sleep(100);
             }
-            QueueStats whileFull = store.stats(QUEUE);
+            QueueStats whileFull = store.stats(whole(QUEUE));
             assertThat(whileFull.instances()).as("consumer leases while Redis is full").hasSize(2)
                     .allSatisfy(instance -> assertThat(instance.leaseDeadline()).isGreaterThan(whileFull.serverNow()));
             assertThat(whileFull.ready() + whileFull.running()).as("jobs due before the leases were checked").isZero();
@@ -165,7 +166,7 @@ class FullRedisTest {
                     .until(() -> !probing.get() && handledIds(first, second).containsAll(accepted));
             prober.join();
             long drainedAt = System.currentTimeMillis();
-            await().atMost(Duration.ofSeconds(10)).until(() -> store.stats(QUEUE).running() == 0);
+            await().atMost(Duration.ofSeconds(10)).until(() -> store.stats(whole(QUEUE)).running() == 0);
 
             List<Handled> handled = all(first, second);
             Map<String, Integer> counts = HandledLog.counts(handled);
@@ -179,7 +180,7 @@ class FullRedisTest {
             assertThat(handled).as("jobs handled while Redis still refused writes")
                     .anyMatch(h -> h.startedAt() < lastRefusal);
             assertThat(second.handled).as("the instance started while full works").isNotEmpty();
-            QueueStats stats = store.stats(QUEUE);
+            QueueStats stats = store.stats(whole(QUEUE));
             assertThat(stats.delayed() + stats.ready() + stats.running() + stats.dead()).as("jobs left").isZero();
             assertThat(stats.instances()).extracting(QueueStats.ConsumerInstance::held).containsOnly(0L);
 

@@ -2,6 +2,7 @@ package dev.delayjobs.fault;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static dev.delayjobs.test.TestPartitions.whole;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -60,7 +61,7 @@ class GracefulShutdownTest {
             for (int i = 0; i < LONG_JOBS; i++) {
                 published.add(publisher.publish(QUEUE, new Work(i, 60_000, 10), Duration.ZERO, "long-" + i));
             }
-            await().atMost(Duration.ofSeconds(10)).until(() -> store.stats(QUEUE).running() == LONG_JOBS);
+            await().atMost(Duration.ofSeconds(10)).until(() -> store.stats(whole(QUEUE)).running() == LONG_JOBS);
 
             try (ConsumerProcess staying = ConsumerProcess.start("staying", redis, prefix, QUEUE, 8, settings)) {
                 staying.awaitReady(Duration.ofSeconds(90));
@@ -98,8 +99,8 @@ class GracefulShutdownTest {
                         .filter(h -> h.pid() == stopping.pid() && h.endedAt() >= sigtermAt).count();
                 assertThat(stopping.output()).contains("interrupted by shutdown; handing it back");
 
-                await().atMost(Duration.ofSeconds(10)).until(() -> store.stats(QUEUE).running() == 0);
-                QueueStats stats = store.stats(QUEUE);
+                await().atMost(Duration.ofSeconds(10)).until(() -> store.stats(whole(QUEUE)).running() == 0);
+                QueueStats stats = store.stats(whole(QUEUE));
                 assertThat(stats.delayed() + stats.ready() + stats.dead()).isZero();
                 assertThat(stats.instances()).extracting(QueueStats.ConsumerInstance::id).containsExactly("staying");
 

@@ -2,6 +2,7 @@ package dev.delayjobs.fault;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static dev.delayjobs.test.TestPartitions.whole;
 
 import java.time.Duration;
 import java.util.List;
@@ -125,7 +126,7 @@ class MalformedInputTest {
 
         await().atMost(Duration.ofSeconds(15)).until(() -> handlers.mixed.total() >= 50);
         RedisJobStore store = app.getBean(RedisJobStore.class);
-        await().atMost(Duration.ofSeconds(5)).until(() -> store.stats(QUEUE).dead() == 3);
+        await().atMost(Duration.ofSeconds(5)).until(() -> store.stats(whole(QUEUE)).dead() == 3);
 
         assertThat(handlers.mixed.counts()).hasSize(50).allSatisfy((id, count) -> {
             assertThat(id).startsWith("good-");
@@ -142,7 +143,7 @@ class MalformedInputTest {
         assertThat(publisher.find(QUEUE, "no-record")).isEmpty();
         assertThat(publisher.find(QUEUE, "no-record-delayed")).isEmpty();
 
-        QueueStats stats = store.stats(QUEUE);
+        QueueStats stats = store.stats(whole(QUEUE));
         assertThat(stats.ready() + stats.delayed() + stats.running()).as("nothing left waiting or running").isZero();
         assertThat(stats.totals().get("retried")).as("no bad job was retried").isZero();
         assertThat(app.getBean(ListenerContainerRegistry.class).getContainer(QUEUE).orElseThrow().isRunning()).isTrue();
@@ -167,7 +168,7 @@ class MalformedInputTest {
         assertThat(refused.lastError()).as("the kind of error, not the payload text it quotes")
                 .endsWith("IllegalStateException").doesNotContain("bad-value");
         await().atMost(Duration.ofSeconds(5)).until(() -> handlers.picky.count("fine") == 1);
-        assertThat(app.getBean(RedisJobStore.class).stats(PICKY).running()).isZero();
+        assertThat(app.getBean(RedisJobStore.class).stats(whole(PICKY)).running()).isZero();
     }
 
     private static void hset(String queue, String id, String record) {

@@ -3,6 +3,7 @@ package dev.delayjobs.fault;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
+import static dev.delayjobs.test.TestPartitions.whole;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -84,7 +85,7 @@ class RedisPauseTest {
             await().atMost(Duration.ofSeconds(40)).pollInterval(Duration.ofMillis(100))
                     .until(() -> HandledLog.counts(all(first, second)).keySet().containsAll(published));
             long drainedAfter = System.currentTimeMillis() - resumedAt;
-            await().atMost(Duration.ofSeconds(10)).until(() -> store.stats(QUEUE).running() == 0);
+            await().atMost(Duration.ofSeconds(10)).until(() -> store.stats(whole(QUEUE)).running() == 0);
             List<Handled> handled = all(first, second);
             Map<String, Integer> counts = HandledLog.counts(handled);
             Set<String> duplicated = HandledLog.duplicated(handled);
@@ -94,7 +95,7 @@ class RedisPauseTest {
             assertThat(duplicated).as("handled twice").hasSizeLessThanOrEqualTo(8);
             assertThat(first.handled.stream().filter(h -> h.startedAt() > resumedAt)).as("instance one works").isNotEmpty();
             assertThat(second.handled.stream().filter(h -> h.startedAt() > resumedAt)).as("instance two works").isNotEmpty();
-            QueueStats stats = store.stats(QUEUE);
+            QueueStats stats = store.stats(whole(QUEUE));
             assertThat(stats.delayed() + stats.ready() + stats.running() + stats.dead()).as("jobs left").isZero();
             assertThat(stats.instances()).extracting(QueueStats.ConsumerInstance::id).containsExactlyInAnyOrder("one", "two");
             assertThat(stats.instances()).extracting(QueueStats.ConsumerInstance::held).containsOnly(0L);
@@ -155,13 +156,13 @@ class RedisPauseTest {
 
             await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
                     .until(() -> HandledLog.counts(handler.handled).keySet().containsAll(published));
-            await().atMost(Duration.ofSeconds(30)).until(() -> store.stats(QUEUE).running() == 0
-                    && store.stats(QUEUE).ready() == 0 && store.stats(QUEUE).delayed() == 0);
+            await().atMost(Duration.ofSeconds(30)).until(() -> store.stats(whole(QUEUE)).running() == 0
+                    && store.stats(whole(QUEUE)).ready() == 0 && store.stats(whole(QUEUE)).delayed() == 0);
             Set<String> handledIds = HandledLog.counts(handler.handled).keySet();
             Set<String> unknown = new HashSet<>(handledIds);
             unknown.removeAll(published);
             assertThat(unknown).as("jobs no publish call returned").hasSizeLessThanOrEqualTo(stalledId == null ? 1 : 0);
-            assertThat(store.stats(QUEUE).instances()).extracting(QueueStats.ConsumerInstance::held).containsOnly(0L);
+            assertThat(store.stats(whole(QUEUE)).instances()).extracting(QueueStats.ConsumerInstance::held).containsOnly(0L);
             assertThat(HandledLog.early(handler.handled)).isEmpty();
             FaultReport.record("Redis SIGSTOP for 8 s with Redisson's default timeout and retries, one instance",
                     "published=" + published.size() + " handled=" + handledIds.size() + " unknownJobs=" + unknown.size()

@@ -2,6 +2,7 @@ package dev.delayjobs.fault;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static dev.delayjobs.test.TestPartitions.whole;
 
 import java.time.Duration;
 import java.util.List;
@@ -126,8 +127,8 @@ class RedisRestartTest {
                 }
                 else {
                     await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
-                            .until(() -> store.stats(QUEUE).delayed() + store.stats(QUEUE).ready()
-                                    + store.stats(QUEUE).running() == 0
+                            .until(() -> store.stats(whole(QUEUE)).delayed() + store.stats(whole(QUEUE)).ready()
+                                    + store.stats(whole(QUEUE)).running() == 0
                                     && acked.keySet().stream().filter(id -> acked.get(id) > killedAt)
                                             .allMatch(id -> HandledLog.counts(handler.handled).containsKey(id)));
                 }
@@ -144,8 +145,8 @@ class RedisRestartTest {
                 assertThat(duplicated).as("handled twice: at most the jobs in flight at the kill").hasSizeLessThanOrEqualTo(4);
                 long refusedButStored = refused.keySet().stream().filter(counts::containsKey).count();
 
-                await().atMost(Duration.ofSeconds(10)).until(() -> store.stats(QUEUE).running() == 0);
-                QueueStats stats = store.stats(QUEUE);
+                await().atMost(Duration.ofSeconds(10)).until(() -> store.stats(whole(QUEUE)).running() == 0);
+                QueueStats stats = store.stats(whole(QUEUE));
                 assertThat(stats.delayed() + stats.ready() + stats.dead()).isZero();
 
                 FaultReport.record("Redis SIGKILL and restart after 3 s, appendonly yes, appendfsync " + fsync,

@@ -2,6 +2,7 @@ package dev.delayjobs.fault;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static dev.delayjobs.test.TestPartitions.whole;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -84,7 +85,7 @@ class ScheduleKillTest {
             await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).until(
                     () -> handledTicks(HandledLog.read(logs)).containsAll(ticks(first, ended.end())));
             await().atMost(Duration.ofSeconds(10)).until(() -> app.getBean(RedisJobStore.class)
-                    .stats(QUEUE).running() == 0);
+                    .stats(whole(QUEUE)).running() == 0);
 
             List<Handled> handled = HandledLog.read(logs);
             assertOnGridNoneEarly(handled, first, ended.removedAt());

@@ -2,6 +2,7 @@ package dev.delayjobs.listener;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static dev.delayjobs.test.TestPartitions.whole;
 
 import java.time.Duration;
 import java.util.Set;
@@ -49,17 +50,17 @@ class AbandonedHandlersTest {
         }
         RedisJobStore store = app.context().getBean(RedisJobStore.class);
         // four handlers time out (two free their worker at once, two keep it): then nothing moves
-        await().atMost(Duration.ofSeconds(10)).until(() -> store.stats("stuck").dead() == 4);
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.stats(whole("stuck")).dead() == 4);
         // and it stays so: no fifth thread enters while the four are stuck
         await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3)).until(() -> app.handlers().entered.size() == 4);
         assertThat(app.handlers().entered).as("threads that entered the handler").hasSize(4);
-        assertThat(store.stats("stuck").dead()).isEqualTo(4);
+        assertThat(store.stats(whole("stuck")).dead()).isEqualTo(4);
 
         app.handlers().released = true;
         await().atMost(Duration.ofSeconds(20)).until(() -> {
-            QueueStats stats = store.stats("stuck");
+            QueueStats stats = store.stats(whole("stuck"));
             return stats.ready() == 0 && stats.running() == 0 && stats.delayed() == 0;
         });
-        assertThat(store.stats("stuck").dead()).as("the four timed out; the other eight were handled").isEqualTo(4);
+        assertThat(store.stats(whole("stuck")).dead()).as("the four timed out; the other eight were handled").isEqualTo(4);
     }
 }

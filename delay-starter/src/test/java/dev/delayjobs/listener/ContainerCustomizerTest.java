@@ -2,6 +2,7 @@ package dev.delayjobs.listener;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static dev.delayjobs.test.TestPartitions.whole;
 
 import java.time.Duration;
 import java.util.List;
@@ -94,7 +95,7 @@ class ContainerCustomizerTest {
 
         // order 1 set 2, order 2 added one: 3 workers where the annotation says 1
         assertThat(registry.getContainer("customized").orElseThrow().settings().concurrency()).isEqualTo(3);
-        assertThat(context.getBean(RedisJobStore.class).stats("customized").instances())
+        assertThat(context.getBean(RedisJobStore.class).stats(whole("customized")).instances())
                 .singleElement().satisfies(instance -> assertThat(instance.workers()).isEqualTo(3));
         DelayPublisher publisher = context.getBean(DelayPublisher.class);
         for (int i = 0; i < 3; i++) {

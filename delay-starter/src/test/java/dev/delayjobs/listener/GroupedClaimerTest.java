@@ -50,7 +50,7 @@ class GroupedClaimerTest {
         for (int i = 0; i < GROUPS; i++) {
             jobs.add(new NewJob("j-" + i, true, 0, false, "\"j-" + i + "\"").inGroup("g-" + i));
         }
-        store.publish("q", jobs);
+        store.publish(whole("q"), jobs);
         Counting counting = new Counting(store.partition(whole("q")));
         Handlers handlers = new Handlers(GROUPS);
         // 8 workers and a buffer of 56: each claim asks for more jobs than the groups it visits hold

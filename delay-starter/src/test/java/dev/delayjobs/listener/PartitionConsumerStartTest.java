@@ -50,18 +50,18 @@ class PartitionConsumerStartTest {
                 endpoint, store.partition(whole("built-idle")), watchdog, app.context().getBean(QueueControls.class), codec,
                 JobEvents.NONE, WorkerThreads.PLATFORM, new QueueSlots(1, 1), new PendingAcks(), () -> false);
         assertThat(threadsOf("built-idle")).as("threads once built").isEmpty();
-        assertThat(store.stats("built-idle").instances()).as("consumers in Redis once built").isEmpty();
+        assertThat(store.stats(whole("built-idle")).instances()).as("consumers in Redis once built").isEmpty();
 
         consumer.start();
         assertThat(threadsOf("built-idle")).as("threads once started")
                 .contains("delay-built-idle-claimer", "delay-built-idle-acker");
-        assertThat(store.stats("built-idle").instances()).as("consumers in Redis once started").hasSize(1);
+        assertThat(store.stats(whole("built-idle")).instances()).as("consumers in Redis once started").hasSize(1);
 
         consumer.stopClaiming();
         assertThat(consumer.awaitHandlers(Duration.ofSeconds(5))).isTrue();
         consumer.finish(true);
         assertThat(threadsOf("built-idle")).as("threads once stopped").isEmpty();
-        assertThat(store.stats("built-idle").instances()).as("consumers in Redis once stopped").isEmpty();
+        assertThat(store.stats(whole("built-idle")).instances()).as("consumers in Redis once stopped").isEmpty();
     }
 
     /** The names of the live threads of a consumer of {@code partition}. */

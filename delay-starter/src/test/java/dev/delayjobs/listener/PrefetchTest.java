@@ -2,6 +2,7 @@ package dev.delayjobs.listener;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static dev.delayjobs.test.TestPartitions.whole;
 
 import java.time.Duration;
 import java.util.List;
@@ -84,7 +85,7 @@ class PrefetchTest {
 
         JobInfo waiting = app.publisher().find("shown", ids.get(1)).orElseThrow();
         assertThat(waiting.attempts()).isZero();
-        QueueStats stats = app.context().getBean(RedisJobStore.class).stats("shown");
+        QueueStats stats = app.context().getBean(RedisJobStore.class).stats(whole("shown"));
         assertThat(stats.running()).isEqualTo(1);
         assertThat(stats.ready()).as("prefetched jobs count as ready").isEqualTo(2);
         assertThat(stats.oldestWaitingDueAt()).isPositive();

@@ -31,7 +31,7 @@ class StartMarksTest {
     @Test
     void marksAStartedJobRunningAndDropsTheMarkOfASettledOne() {
         for (String id : List.of("settled", "running")) {
-            store.publish("q", List.of(new NewJob(id, true, 0, false, "{}")));
+            store.publish(whole("q"), List.of(new NewJob(id, true, 0, false, "{}")));
         }
         Claim claim = store.partition(whole("q")).claim(new ClaimRequest("i1", 2, 0, Duration.ofSeconds(30), 1, null, 0, 1));
         assertThat(claim.jobs()).extracting(StoredJob::id).containsExactly("settled", "running");
@@ -51,7 +51,7 @@ class StartMarksTest {
 
         // its outcome is recorded all the same: an outcome reads a PREFETCHED job as started
         assertThat(store.partition(whole("q")).ack("i1", List.of(settled.job))).isEqualTo(1);
-        assertThat(store.find("q", "settled")).isEmpty();
+        assertThat(store.find(whole("q"), "settled")).isEmpty();
     }
 
     private static Execution prefetched(StoredJob job) {
@@ -59,6 +59,6 @@ class StartMarksTest {
     }
 
     private JobInfo find(String id) {
-        return store.find("q", id).orElseThrow();
+        return store.find(whole("q"), id).orElseThrow();
     }
 }

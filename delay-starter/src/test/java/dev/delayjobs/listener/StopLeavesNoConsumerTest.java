@@ -1,6 +1,7 @@
 package dev.delayjobs.listener;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static dev.delayjobs.test.TestPartitions.whole;
 
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -33,6 +34,6 @@ class StopLeavesNoConsumerTest {
         RedisJobStore store = app.context().getBean(RedisJobStore.class);
         container.start();
         container.stop();
-        assertThat(store.stats("ghosts").instances()).as("consumers after stop").isEmpty();
+        assertThat(store.stats(whole("ghosts")).instances()).as("consumers after stop").isEmpty();
     }
 }

@@ -25,6 +25,7 @@ import dev.delayjobs.redis.QueueStats;
 import dev.delayjobs.redis.RedisJobStore;
 import dev.delayjobs.test.TestApps;
 import dev.delayjobs.test.TestRedis;
+import dev.delayjobs.queue.Partition;
 import dev.delayjobs.queue.QueueName;
 
 /**
@@ -51,17 +52,17 @@ class LayoutChangeRaceTest {
             assertThat(publisher.publish("orders", 0, HOUR, "before")).isEqualTo("before");
             assertThat(publisher.cancel("orders", "before")).isTrue(); // the publisher routes by the old count now
 
-            List<String> oldPartitions = names(QueueLayout.of(QueueName.of("orders"), old));
-            List<String> newPartitions = names(QueueLayout.of(QueueName.of("orders"), wanted));
+            List<Partition> oldPartitions = QueueLayout.of(QueueName.of("orders"), old).all();
+            List<Partition> newPartitions = QueueLayout.of(QueueName.of("orders"), wanted).all();
             List<Object> rawOutcomes = new ArrayList<>();
             List<String> published = new ArrayList<>();
             List<DelayQueueException> refused = new ArrayList<>();
             QueueLayouts changing = new QueueLayouts(layoutStore, Map.of(QueueName.of("orders"), wanted), "new-consumer");
             // between the check of the old layout and the record of the new one
             changing.beforeRecord(() -> {
-                for (String partition : oldPartitions) {
+                for (Partition partition : oldPartitions) {
                     try {
-                        rawOutcomes.add(store.publish(partition, old, List.of(new NewJob("raw-" + partition, true,
+                        rawOutcomes.add(store.publish(partition, List.of(new NewJob("raw-" + partition, true,
                                 HOUR.toMillis(), false, "1"))));
                     }
                     catch (LayoutChangedException ex) {
@@ -84,8 +85,8 @@ class LayoutChangeRaceTest {
                             LayoutChangedException.class, ex -> assertThat(ex.partitions()).isEqualTo(wanted)));
             assertThat(refused).allSatisfy(ex -> assertThat(ex).hasMessageContaining("'orders'"));
             assertThat(published.size() + refused.size()).isEqualTo(10);
-            for (String partition : oldPartitions) {
-                if (!newPartitions.contains(partition)) {
+            for (Partition partition : oldPartitions) {
+                if (!names(QueueLayout.of(QueueName.of("orders"), wanted)).contains(partition.name())) {
                     assertThat(waiting(store.stats(partition))).as("jobs stranded in %s, outside the new layout", partition)
                             .isZero();
                 }
@@ -106,24 +107,24 @@ class LayoutChangeRaceTest {
             RedisJobStore store = app.getBean(RedisJobStore.class);
             QueueLayoutStore layoutStore = new QueueLayoutStore(app.getBean(RedissonClient.class), store.prefix());
             new QueueLayouts(layoutStore, Map.of(QueueName.of("orders"), 3), "old-consumer").declare(QueueName.of("orders"));
-            List<String> oldPartitions = names(QueueLayout.of(QueueName.of("orders"), 3));
+            List<Partition> oldPartitions = QueueLayout.of(QueueName.of("orders"), 3).all();
             // the last partition holds a job: the first ones were checked (and closed) before it was found
-            store.publish(oldPartitions.get(2), 3, List.of(new NewJob("left", true, HOUR.toMillis(), false, "1")));
+            store.publish(oldPartitions.get(2), List.of(new NewJob("left", true, HOUR.toMillis(), false, "1")));
 
             QueueLayouts changing = new QueueLayouts(layoutStore, Map.of(QueueName.of("orders"), 2), "new-consumer");
             assertThatThrownBy(() -> changing.declare(QueueName.of("orders"))).isInstanceOf(PartitionLayoutException.class)
                     .hasMessageContaining("1 waiting or running job(s)");
 
             assertThat(layoutStore.recorded(QueueName.of("orders"))).isEqualTo(3);
-            for (String partition : oldPartitions) {
-                assertThat(store.publish(partition, 3, List.of(new NewJob("again-" + partition, true, HOUR.toMillis(),
+            for (Partition partition : oldPartitions) {
+                assertThat(store.publish(partition, List.of(new NewJob("again-" + partition, true, HOUR.toMillis(),
                         false, "1")))).as("a publish routed by the old count to %s", partition)
                         .containsExactly(PublishOutcome.CREATED);
             }
             // a publisher sent to the new layout meanwhile is sent back, never left in a partition nobody consumes
-            for (String partition : names(QueueLayout.of(QueueName.of("orders"), 2))) {
-                if (!oldPartitions.contains(partition)) {
-                    assertThatThrownBy(() -> store.publish(partition, 2, List.of(new NewJob("lost", true, HOUR.toMillis(),
+            for (Partition partition : QueueLayout.of(QueueName.of("orders"), 2).all()) {
+                if (!names(QueueLayout.of(QueueName.of("orders"), 3)).contains(partition.name())) {
+                    assertThatThrownBy(() -> store.publish(partition, List.of(new NewJob("lost", true, HOUR.toMillis(),
                             false, "1")))).isInstanceOfSatisfying(LayoutChangedException.class,
                                     ex -> assertThat(ex.partitions()).isEqualTo(3));
                 }

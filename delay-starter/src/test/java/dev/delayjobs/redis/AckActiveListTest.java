@@ -53,7 +53,7 @@ class AckActiveListTest {
         List<String> stillHeld = ids(claimed);
         stillHeld.removeAll(ids(acked));
         assertThat(active()).containsExactlyElementsOf(stillHeld);
-        assertThat(store.stats("q").running()).isEqualTo(294);
+        assertThat(store.stats(whole("q")).running()).isEqualTo(294);
     }
 
     @Test
@@ -89,22 +89,22 @@ class AckActiveListTest {
         assertThat(partition.ack("i1", claimed)).isEqualTo(9_000);
 
         assertThat(active()).isEmpty();
-        assertThat(store.stats("q").running()).isZero();
-        assertThat(store.find("q", claimed.get(8_999).id())).isEmpty();
+        assertThat(store.stats(whole("q")).running()).isZero();
+        assertThat(store.find(whole("q"), claimed.get(8_999).id())).isEmpty();
     }
 
     @Test
     void aJobAckedAfterAFailedAttemptLeavesNoErrorBehind() {
         StoredJob failing = publishAndClaim(2, 2).get(0);
         assertThat(partition.retry("i1", failing, "first attempt failed", Duration.ZERO)).isTrue();
-        store.transfer("q", 10);
+        store.transfer(whole("q"), 10);
         StoredJob again = partition.claim(request("i1", 1, LEASE, 1)).jobs().get(0);
         assertThat(again.id()).isEqualTo(failing.id());
 
         assertThat(partition.ack("i1", List.of(again))).isEqualTo(1);
 
         assertThat(redisson.getMap(keys.errors(), StringCodec.INSTANCE).containsKey(failing.id())).isFalse();
-        assertThat(store.find("q", failing.id())).isEmpty();
+        assertThat(store.find(whole("q"), failing.id())).isEmpty();
     }
 
     private List<StoredJob> publishAndClaim(int count, int started) {
@@ -113,7 +113,7 @@ class AckActiveListTest {
             jobs.add(new NewJob("job-" + i, true, 0, false, "1"));
         }
         for (int from = 0; from < count; from += 500) {
-            store.publish("q", jobs.subList(from, Math.min(from + 500, count)));
+            store.publish(whole("q"), jobs.subList(from, Math.min(from + 500, count)));
         }
         List<StoredJob> claimed = partition.claim(new ClaimRequest("i1", count, started, LEASE, 1, null, 0, 1)).jobs();
         assertThat(claimed).hasSize(count);

@@ -54,15 +54,15 @@ class AclTest {
     @Test
     void publishAndRescheduleSucceedWhenTheWakeCannotBeSent() {
         RedisJobStore store = new RedisJobStore(noChannels, "acl");
-        List<PublishOutcome> outcomes = store.publish("q", List.of(new NewJob("a", true, 60_000, false, "1")));
+        List<PublishOutcome> outcomes = store.publish(whole("q"), List.of(new NewJob("a", true, 60_000, false, "1")));
         assertThat(outcomes).containsExactly(PublishOutcome.CREATED);
-        assertThat(store.reschedule("q", "a", true, 30_000)).isTrue();
+        assertThat(store.reschedule(whole("q"), "a", true, 30_000)).isTrue();
 
-        assertThat(store.find("q", "a").orElseThrow().state()).isEqualTo(JobState.DELAYED);
-        assertThat(store.stats("q").delayed()).isEqualTo(1);
-        assertThat(store.publish("q", List.of(new NewJob("a", true, 60_000, false, "1"))))
+        assertThat(store.find(whole("q"), "a").orElseThrow().state()).isEqualTo(JobState.DELAYED);
+        assertThat(store.stats(whole("q")).delayed()).isEqualTo(1);
+        assertThat(store.publish(whole("q"), List.of(new NewJob("a", true, 60_000, false, "1"))))
                 .as("the first publish stored it once").containsExactly(PublishOutcome.KEPT_EXISTING);
-        assertThat(store.transfer("q", 10).moved()).isZero();
+        assertThat(store.transfer(whole("q"), 10).moved()).isZero();
         assertThat(store.partition(whole("q")).claim(request("i1", 1, Duration.ofSeconds(10), 1)).jobs()).isEmpty();
     }
 }

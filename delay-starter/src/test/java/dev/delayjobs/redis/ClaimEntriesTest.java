@@ -71,13 +71,13 @@ class ClaimEntriesTest {
         for (int i = 0; i < 150; i++) {
             jobs.add(new NewJob("j" + i, true, 0, false, payload));
         }
-        store.publish("q", jobs);
+        store.publish(whole("q"), jobs);
         assertThat(store.partition(whole("q")).claim(new ClaimRequest("i1", 150, 100, Duration.ofSeconds(30), 1, null, 0, 1)).jobs()).hasSize(150);
         Map<String, String> records = records();
         long reads = jobsHashAccesses();
         assertThat(reads).as("below the counter's ceiling").isLessThan(250);
 
-        QueueStats stats = store.stats("q");
+        QueueStats stats = store.stats(whole("q"));
         assertThat(stats.running()).isEqualTo(100);
         assertThat(stats.ready()).as("the prefetched ones").isEqualTo(50);
         assertThat(stats.oldestWaitingDueAt()).as("read from the claim entries").isPositive();
@@ -88,13 +88,13 @@ class ClaimEntriesTest {
 
         assertThat(jobsHashAccesses()).as("recover never touched the jobs hash").isEqualTo(reads);
         assertThat(records()).as("and no record was rewritten by the claim or the recovery").isEqualTo(records);
-        assertThat(store.find("q", "j0").orElseThrow().attempts()).isEqualTo(1);
-        assertThat(store.find("q", "j0").orElseThrow().state()).isEqualTo(JobState.READY);
+        assertThat(store.find(whole("q"), "j0").orElseThrow().attempts()).isEqualTo(1);
+        assertThat(store.find(whole("q"), "j0").orElseThrow().state()).isEqualTo(JobState.READY);
     }
 
     @Test
     void claimingAndStartingLeaveTheRecordsAsPublished() {
-        store.publish("q", List.of(new NewJob("a", true, 0, false, "1"), new NewJob("b", true, 0, false, "2")));
+        store.publish(whole("q"), List.of(new NewJob("a", true, 0, false, "1"), new NewJob("b", true, 0, false, "2")));
         Map<String, String> published = records();
 
         Claim claim = store.partition(whole("q")).claim(new ClaimRequest("i1", 2, 1, Duration.ofSeconds(30), 1, null, 0, 1));
@@ -102,14 +102,14 @@ class ClaimEntriesTest {
         assertThat(store.partition(whole("q")).bury("i1", claim.jobs().get(0), "no")).isTrue();
 
         assertThat(records()).isEqualTo(published);
-        assertThat(store.find("q", "b").orElseThrow().state()).isEqualTo(JobState.RUNNING);
-        assertThat(store.find("q", "b").orElseThrow().attempts()).isEqualTo(1);
-        assertThat(store.deadJobs().page("q", 0, 10).jobs().get(0).attempts()).as("read from the claim entry").isEqualTo(1);
+        assertThat(store.find(whole("q"), "b").orElseThrow().state()).isEqualTo(JobState.RUNNING);
+        assertThat(store.find(whole("q"), "b").orElseThrow().attempts()).isEqualTo(1);
+        assertThat(store.deadJobs().page(whole("q"), 0, 10).jobs().get(0).attempts()).as("read from the claim entry").isEqualTo(1);
     }
 
     @Test
     void expiredInstancesAreRecoveredInBoundedCallsAndKeepTheHeldOrder() {
-        store.publish("q", List.of(job("a1"), job("a2"), job("a3"), job("a4"), job("b1"), job("b2"), job("b3")));
+        store.publish(whole("q"), List.of(job("a1"), job("a2"), job("a3"), job("a4"), job("b1"), job("b2"), job("b3")));
         assertThat(store.partition(whole("q")).claim(request("a", 4, Duration.ofSeconds(30), 1)).jobs()).hasSize(4);
         assertThat(store.partition(whole("q")).claim(new ClaimRequest("b", 3, 0, Duration.ofSeconds(30), 1, null, 0, 1)).jobs()).hasSize(3);
         leaseRanOut("a", 1_000);
@@ -123,29 +123,29 @@ class ClaimEntriesTest {
         assertThat(redisson.getList(keys.ready(), StringCodec.INSTANCE).readAll())
                 .as("as one unbounded call leaves them: the instance recovered last in front, each in its held order")
                 .containsExactly("b1", "b2", "b3", "a1", "a2", "a3", "a4");
-        assertThat(store.stats("q").instances()).isEmpty();
+        assertThat(store.stats(whole("q")).instances()).isEmpty();
         assertThat(claims()).as("b's unstarted jobs are suspect now; a's count their attempt")
                 .containsOnlyKeys("a1", "a2", "a3", "a4", "b1", "b2", "b3");
     }
 
     @Test
     void noClaimEntryOutlivesItsJob() {
-        store.publish("q", List.of(job("acked"), job("cancelled"), job("requeued"), job("deleted"), job("trimmed"),
+        store.publish(whole("q"), List.of(job("acked"), job("cancelled"), job("requeued"), job("deleted"), job("trimmed"),
                 job("replaced")));
         List<StoredJob> held = store.partition(whole("q")).claim(request("i1", 6, Duration.ofSeconds(30), 1)).jobs();
         assertThat(held).hasSize(6);
         assertThat(store.partition(whole("q")).ack("i1", List.of(held.get(0)))).isEqualTo(1);
         assertThat(store.partition(whole("q")).retry("i1", held.get(1), "again", Duration.ofMinutes(5))).isTrue();
-        assertThat(store.cancel("q", "cancelled")).isTrue();
+        assertThat(store.cancel(whole("q"), "cancelled")).isTrue();
         for (int i = 2; i < 5; i++) {
             assertThat(store.partition(whole("q")).bury("i1", held.get(i), "dead")).isTrue();
         }
-        assertThat(store.deadJobs().requeue("q", List.of("requeued"))).isEqualTo(1);
-        assertThat(store.deadJobs().delete("q", List.of("deleted"))).isEqualTo(1);
-        assertThat(store.deadJobs().trim("q", Duration.ZERO, 10)).isEqualTo(1);
+        assertThat(store.deadJobs().requeue(whole("q"), List.of("requeued"))).isEqualTo(1);
+        assertThat(store.deadJobs().delete(whole("q"), List.of("deleted"))).isEqualTo(1);
+        assertThat(store.deadJobs().trim(whole("q"), Duration.ZERO, 10)).isEqualTo(1);
         assertThat(store.partition(whole("q")).retry("i1", held.get(5), "again", Duration.ofMinutes(5))).isTrue();
         assertThat(claims()).as("a retried job keeps its attempt").containsOnlyKeys("replaced");
-        assertThat(store.publish("q", List.of(new NewJob("replaced", true, 0, true, "new")))).containsExactly(PublishOutcome.REPLACED);
+        assertThat(store.publish(whole("q"), List.of(new NewJob("replaced", true, 0, true, "new")))).containsExactly(PublishOutcome.REPLACED);
 
         assertThat(claims()).as("every job that left, or started afresh, took its entry along").isEmpty();
         assertThat(records()).containsOnlyKeys("requeued", "replaced");

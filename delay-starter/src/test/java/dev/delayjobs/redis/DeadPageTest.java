@@ -3,6 +3,7 @@ package dev.delayjobs.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
+import static dev.delayjobs.test.TestPartitions.whole;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -50,7 +51,7 @@ class DeadPageTest {
         List<Object> most = deadPage.run(script, RScript.Mode.READ_WRITE, RScript.ReturnType.LIST,
                 k.of(k.dead(), k.jobs(), k.errors(), k.claims()), "1000", "0", "", "", "0");
         assertThat(most).as("the total, then 5 values per job").hasSize(1 + 5 * 1000);
-        assertThatThrownBy(() -> store.deadJobs().page("q", 0, 1001)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> store.deadJobs().page(whole("q"), 0, 1001)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("1 to 1000");
     }
 
@@ -60,7 +61,7 @@ class DeadPageTest {
         List<DeadJob> read = new ArrayList<>();
         DeadJobs.Cursor after = null;
         for (int pages = 0; pages < 200; pages++) {
-            DeadJobs.Page page = store.deadJobs().pageAfter("q", after, 47);
+            DeadJobs.Page page = store.deadJobs().pageAfter(whole("q"), after, 47);
             assertThat(page.total()).isEqualTo(3000);
             assertThat(page.jobs()).hasSizeLessThanOrEqualTo(47);
             if (page.jobs().isEmpty()) {
@@ -74,8 +75,8 @@ class DeadPageTest {
         // the job a cursor names leaves the dead set (requeued, deleted): the next page starts where it would have
         for (int at : new int[] { 0, 119, 120, 1500, 2998, 2999 }) {
             DeadJob gone = all.get(at);
-            store.deadJobs().delete("q", List.of(gone.id()));
-            DeadJobs.Page page = store.deadJobs().pageAfter("q", DeadJobs.Cursor.of(gone), 10);
+            store.deadJobs().delete(whole("q"), List.of(gone.id()));
+            DeadJobs.Page page = store.deadJobs().pageAfter(whole("q"), DeadJobs.Cursor.of(gone), 10);
             assertThat(page.jobs()).as("after the deleted job at %d", at).extracting(DeadJob::id)
                     .containsExactlyElementsOf(all.subList(at + 1, Math.min(at + 11, all.size())).stream()
                             .map(DeadJob::id).filter(id -> !id.equals(gone.id())).toList());
@@ -95,7 +96,7 @@ class DeadPageTest {
         bury(records, "gone");
 
         Map<String, Integer> versions = new HashMap<>();
-        store.deadJobs().page("q", 0, 10).jobs().forEach(job -> versions.put(job.id(), job.payloadVersion()));
+        store.deadJobs().page(whole("q"), 0, 10).jobs().forEach(job -> versions.put(job.id(), job.payloadVersion()));
         assertThat(versions).containsEntry("v2", 2).containsEntry("v7-traced", 7)
                 .as("no version header: published at version 1, or before versions existed")
                 .containsEntry("plain", 1).containsEntry("traced", 1)
@@ -119,10 +120,10 @@ class DeadPageTest {
         redisson.getMap(k.jobs(), StringCodec.INSTANCE).putAll(records);
         redisson.<String>getScoredSortedSet(k.dead(), StringCodec.INSTANCE).addAll(diedAt);
 
-        assertThat(store.deadJobs().page("q", 0, 10).jobs()).extracting(DeadJob::id, DeadJob::payloadVersion)
+        assertThat(store.deadJobs().page(whole("q"), 0, 10).jobs()).extracting(DeadJob::id, DeadJob::payloadVersion)
                 .containsExactly(tuple("large-1", 3), tuple("large-2", 3), tuple("large-3", null), tuple("large-4", null),
                         tuple("small", 3), tuple("large-5", null));
-        assertThat(store.deadJobs().page("q", 2, 2).jobs()).as("each call has its own budget")
+        assertThat(store.deadJobs().page(whole("q"), 2, 2).jobs()).as("each call has its own budget")
                 .extracting(DeadJob::payloadVersion).containsExactly(3, 3);
     }
 

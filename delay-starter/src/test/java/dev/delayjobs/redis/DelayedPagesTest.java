@@ -47,7 +47,7 @@ class DelayedPagesTest {
         String prefix = TestRedis.uniquePrefix();
         store = new RedisJobStore(redisson, prefix);
         k = new QueueKeys(prefix, "q");
-        base = store.transfer("q", 1).serverNow() + HOUR;
+        base = store.transfer(whole("q"), 1).serverNow() + HOUR;
     }
 
     @Test
@@ -61,7 +61,7 @@ class DelayedPagesTest {
         assertThat(pages.get(0).ids()).as("the first page: the earliest jobs, in order")
                 .containsExactlyElementsOf(ids("j", 0, 100));
         assertLayoutHolds(1_000);
-        assertThat(store.stats("q").nextDueAt()).isEqualTo(base);
+        assertThat(store.stats(whole("q")).nextDueAt()).isEqualTo(base);
     }
 
     @Test
@@ -78,7 +78,7 @@ class DelayedPagesTest {
         long paged = pages.stream().mapToLong(p -> p.ids().size()).sum();
         assertThat(paged).as("a job due before the last page's bound waits as a plain member").isBetween(500L, 999L);
         for (int i = 0; i < 1_000; i += 7) {
-            assertThat(store.find("q", "s" + i).orElseThrow().state()).isEqualTo(JobState.DELAYED);
+            assertThat(store.find(whole("q"), "s" + i).orElseThrow().state()).isEqualTo(JobState.DELAYED);
         }
     }
 
@@ -103,12 +103,12 @@ class DelayedPagesTest {
                 .isLessThan(1_000);
         assertThat(pages).allSatisfy(p -> assertThat(p.ids()).hasSizeBetween(1, 110));
         for (int i = 0; i < 3_000; i += 13) {
-            JobInfo found = store.find("q", "r" + i).orElseThrow();
+            JobInfo found = store.find(whole("q"), "r" + i).orElseThrow();
             assertThat(found.state()).isEqualTo(JobState.DELAYED);
             assertThat(found.dueAt().toEpochMilli()).isEqualTo(dues.get(i));
         }
         for (int i = 0; i < 3_000; i += 2) {
-            assertThat(store.cancel("q", "r" + i)).isTrue();
+            assertThat(store.cancel(whole("q"), "r" + i)).isTrue();
         }
         assertLayoutHolds(1_500);
         DelayedTime.pass(redisson, k, HOUR + 1_000_000);
@@ -141,10 +141,10 @@ class DelayedPagesTest {
         assertThat(holding).as("the instant's jobs on one page (those after its bound was passed wait plain)").hasSize(1);
         assertThat(holding.get(0).ids()).contains("same0");
         for (int i = 0; i < 150; i++) {
-            assertThat(store.find("q", "same" + i).orElseThrow().state()).isEqualTo(JobState.DELAYED);
+            assertThat(store.find(whole("q"), "same" + i).orElseThrow().state()).isEqualTo(JobState.DELAYED);
         }
-        assertThat(store.cancel("q", "same77")).isTrue();
-        assertThat(store.find("q", "same78").orElseThrow().state()).isEqualTo(JobState.DELAYED);
+        assertThat(store.cancel(whole("q"), "same77")).isTrue();
+        assertThat(store.find(whole("q"), "same78").orElseThrow().state()).isEqualTo(JobState.DELAYED);
         assertLayoutHolds(230);
     }
 
@@ -182,56 +182,56 @@ class DelayedPagesTest {
         assertLayoutHolds(1_203);
         assertThat(pages()).extracting(p -> p.ids().size()).as("jobs due before the last page's bound wait plain")
                 .containsExactly(1, 600, 1);
-        assertThat(store.find("q", "between").orElseThrow().state()).isEqualTo(JobState.DELAYED);
-        assertThat(store.find("q", "f0900").orElseThrow().dueAt().toEpochMilli()).isEqualTo(base + 50);
+        assertThat(store.find(whole("q"), "between").orElseThrow().state()).isEqualTo(JobState.DELAYED);
+        assertThat(store.find(whole("q"), "f0900").orElseThrow().dueAt().toEpochMilli()).isEqualTo(base + 50);
     }
 
     @Test
     void pagedJobsAreCancelledRescheduledReplacedAndRetriedExactly() {
         publishAt(IntStream.range(0, 300).mapToObj(i -> job("p" + i, base + i * 10)).toList());
 
-        assertThat(store.cancel("q", "p150")).isTrue();
-        assertThat(store.find("q", "p150")).isEmpty();
-        assertThat(store.cancel("q", "p150")).isFalse();
+        assertThat(store.cancel(whole("q"), "p150")).isTrue();
+        assertThat(store.find(whole("q"), "p150")).isEmpty();
+        assertThat(store.cancel(whole("q"), "p150")).isFalse();
 
-        assertThat(store.reschedule("q", "p10", false, base + 5_000)).isTrue();
-        assertThat(store.find("q", "p10").orElseThrow().dueAt().toEpochMilli()).isEqualTo(base + 5_000);
-        assertThat(store.find("q", "p10").orElseThrow().state()).isEqualTo(JobState.DELAYED);
-        assertThat(store.reschedule("q", "p0", false, base - 10)).as("to an earlier time than every page").isTrue();
-        assertThat(store.stats("q").nextDueAt()).isEqualTo(base - 10);
+        assertThat(store.reschedule(whole("q"), "p10", false, base + 5_000)).isTrue();
+        assertThat(store.find(whole("q"), "p10").orElseThrow().dueAt().toEpochMilli()).isEqualTo(base + 5_000);
+        assertThat(store.find(whole("q"), "p10").orElseThrow().state()).isEqualTo(JobState.DELAYED);
+        assertThat(store.reschedule(whole("q"), "p0", false, base - 10)).as("to an earlier time than every page").isTrue();
+        assertThat(store.stats(whole("q")).nextDueAt()).isEqualTo(base - 10);
 
-        store.publish("q", List.of(new NewJob("p20", false, base + 2_995, true, "{\"v\":2}")));
-        JobInfo replaced = store.find("q", "p20").orElseThrow();
+        store.publish(whole("q"), List.of(new NewJob("p20", false, base + 2_995, true, "{\"v\":2}")));
+        JobInfo replaced = store.find(whole("q"), "p20").orElseThrow();
         assertThat(replaced.dueAt().toEpochMilli()).isEqualTo(base + 2_995);
         assertThat(replaced.payloadJson()).isEqualTo("{\"v\":2}");
         assertLayoutHolds(299);
 
-        assertThat(store.reschedule("q", "p30", true, 0)).as("made due").isTrue();
-        assertThat(store.find("q", "p30").orElseThrow().state()).isEqualTo(JobState.READY);
+        assertThat(store.reschedule(whole("q"), "p30", true, 0)).as("made due").isTrue();
+        assertThat(store.find(whole("q"), "p30").orElseThrow().state()).isEqualTo(JobState.READY);
         assertLayoutHolds(298);
         StoredJob claimed = store.partition(whole("q")).claim(request("i1", 1, Duration.ofSeconds(30), 1)).jobs().get(0);
         assertThat(claimed.id()).isEqualTo("p30");
         assertThat(store.partition(whole("q")).retry("i1", claimed, "failed", Duration.ofMillis(HOUR + 1_505))).isTrue();
-        assertThat(store.find("q", "p30").orElseThrow().state()).isEqualTo(JobState.DELAYED);
+        assertThat(store.find(whole("q"), "p30").orElseThrow().state()).isEqualTo(JobState.DELAYED);
         assertLayoutHolds(299);
-        assertThat(store.cancel("q", "p30")).isTrue();
+        assertThat(store.cancel(whole("q"), "p30")).isTrue();
         assertLayoutHolds(298);
 
         for (int i = 0; i < 300; i++) {
-            store.cancel("q", "p" + i);
+            store.cancel(whole("q"), "p" + i);
         }
         assertNothingLeft();
     }
 
     @Test
     void aReadyJobDelayedAgainIsNotClaimedFromTheReadyList() {
-        store.publish("q", List.of(new NewJob("x", true, 0, false, "{}")));
+        store.publish(whole("q"), List.of(new NewJob("x", true, 0, false, "{}")));
         publishAt(IntStream.range(0, 150).mapToObj(i -> job("p" + i, base + i)).toList());
-        assertThat(store.reschedule("q", "x", false, base + 75)).isTrue();
+        assertThat(store.reschedule(whole("q"), "x", false, base + 75)).isTrue();
 
         assertThat(store.partition(whole("q")).claim(request("i1", 5, Duration.ofSeconds(30), 1)).jobs())
                 .as("x's id is still in ready, but x is delayed again").isEmpty();
-        assertThat(store.find("q", "x").orElseThrow().state()).isEqualTo(JobState.DELAYED);
+        assertThat(store.find(whole("q"), "x").orElseThrow().state()).isEqualTo(JobState.DELAYED);
         assertLayoutHolds(151);
     }
 
@@ -245,12 +245,12 @@ class DelayedPagesTest {
             }
         }
         for (int i = 0; i < jobs.size(); i += 100) {
-            store.publish("q", jobs.subList(i, Math.min(i + 100, jobs.size())));
+            store.publish(whole("q"), jobs.subList(i, Math.min(i + 100, jobs.size())));
         }
-        assertThat(store.stats("q").delayed()).isEqualTo(1_000);
+        assertThat(store.stats(whole("q")).delayed()).isEqualTo(1_000);
         DelayedTime.pass(redisson, k, HOUR + 10_000);
 
-        Transfer first = store.transfer("q", 250);
+        Transfer first = store.transfer(whole("q"), 250);
         assertThat(ready()).as("the default group, oldest first, takes what the step gives it")
                 .containsExactlyElementsOf(padded("d", 0, 250));
         assertThat(first.moved()).as("and the group met its one job").isEqualTo(251);
@@ -271,9 +271,9 @@ class DelayedPagesTest {
         publishAt(IntStream.range(0, 150).mapToObj(i -> job(String.format("x%04d", 2 * i + 1), near + 2 * i + 1)).toList());
         assertThat(redisson.getScoredSortedSet(k.delayed(), StringCodec.INSTANCE).contains("x0001")).isTrue();
         assertThat(pages()).flatExtracting(Page::ids).hasSize(150).doesNotContain("x0001");
-        assertThat(store.stats("q").delayed()).isEqualTo(300);
-        assertThat(store.find("q", "x0001").orElseThrow().state()).isEqualTo(JobState.DELAYED);
-        assertThat(store.cancel("q", "x0003")).isTrue();
+        assertThat(store.stats(whole("q")).delayed()).isEqualTo(300);
+        assertThat(store.find(whole("q"), "x0001").orElseThrow().state()).isEqualTo(JobState.DELAYED);
+        assertThat(store.cancel(whole("q"), "x0003")).isTrue();
 
         DelayedTime.pass(redisson, k, 40_000);
         drain(50);
@@ -360,7 +360,7 @@ class DelayedPagesTest {
         }
         assertThat(marks).as("a mark per page and per group, and the plain jobs")
                 .hasSize(pages.size() + (int) groupMarks + plain.size());
-        assertThat(store.stats("q").delayed()).isEqualTo(jobs);
+        assertThat(store.stats(whole("q")).delayed()).isEqualTo(jobs);
         Map<String, String> counts = redisson.<String, String>getMap(k.delayedCounts(), StringCodec.INSTANCE).readAllMap();
         assertThat(Long.parseLong(counts.getOrDefault("marks", "0"))).isEqualTo(marks.size() - plain.size());
         if (groupMarks == 0) {
@@ -369,7 +369,7 @@ class DelayedPagesTest {
     }
 
     private void assertNothingLeft() {
-        assertThat(store.stats("q").delayed()).isZero();
+        assertThat(store.stats(whole("q")).delayed()).isZero();
         assertThat(redisson.getKeys().countExists(k.delayed(), k.delayedPages())).as("no mark, no index").isZero();
         assertThat(redisson.getKeys().getKeysStream(org.redisson.api.options.KeysScanOptions.defaults()
                 .pattern(k.delayed() + ":*")).toList()).as("no page, no group zset").isEmpty();
@@ -386,7 +386,7 @@ class DelayedPagesTest {
         int steps = 0;
         Transfer step;
         do {
-            step = store.transfer("q", batch);
+            step = store.transfer(whole("q"), batch);
             steps++;
         }
         while (step.moreDue() && steps < 1_000);
@@ -407,7 +407,7 @@ class DelayedPagesTest {
     }
 
     private void publishAt(List<NewJob> jobs) {
-        store.publish("q", jobs);
+        store.publish(whole("q"), jobs);
     }
 
     private static NewJob job(String id, long dueAt) {

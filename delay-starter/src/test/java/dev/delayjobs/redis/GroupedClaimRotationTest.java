@@ -59,7 +59,7 @@ class GroupedClaimRotationTest {
                 moveToAnotherList(id, published.keySet().stream().filter(g -> !published.get(g).isEmpty()).toList(), random);
                 moved.add(id);
             }
-            else if (roll == 1 && store.cancel("q", id)) {
+            else if (roll == 1 && store.cancel(whole("q"), id)) {
                 cancelled.add(id);
             }
         }
@@ -137,12 +137,12 @@ class GroupedClaimRotationTest {
         publish("b", 2);
         publish(null, 2);
         // the ids stay in their ready lists: the claim drops them (their jobs are delayed now)
-        assertThat(store.reschedule("q", "a-0", true, 60_000)).isTrue();
-        assertThat(store.reschedule("q", "none-1", true, 60_000)).isTrue();
+        assertThat(store.reschedule(whole("q"), "a-0", true, 60_000)).isTrue();
+        assertThat(store.reschedule(whole("q"), "none-1", true, 60_000)).isTrue();
 
         assertThat(ids(claim("i1", 10, 0))).as("every ready job of the three groups, none of the delayed")
                 .containsExactlyInAnyOrder("a-1", "b-0", "b-1", "none-0");
-        assertThat(store.reschedule("q", "a-0", true, 0)).as("due now: to a's ready list").isTrue();
+        assertThat(store.reschedule(whole("q"), "a-0", true, 0)).as("due now: to a's ready list").isTrue();
         assertThat(ids(claim("i1", 10, 0))).containsExactly("a-0");
     }
 
@@ -162,7 +162,7 @@ class GroupedClaimRotationTest {
             jobs.add(new NewJob((group == null ? "none" : group) + "-" + i, true, 0, false, "1").inGroup(group));
         }
         if (!jobs.isEmpty()) {
-            store.publish("q", jobs);
+            store.publish(whole("q"), jobs);
         }
         return jobs.stream().map(NewJob::id).toList();
     }

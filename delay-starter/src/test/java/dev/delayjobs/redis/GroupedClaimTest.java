@@ -79,10 +79,10 @@ class GroupedClaimTest {
             jobs.add(new NewJob("a-" + i, true, 60_000 + i, false, "1").inGroup("a"));
         }
         jobs.add(new NewJob("b-0", true, 70_000, false, "1").inGroup("b"));
-        store.publish("q", jobs);
+        store.publish(whole("q"), jobs);
         // the minute passes: every job due, in the order published
         DelayedTime.pass(redisson, k, 60_000_000);
-        assertThat(store.transfer("q", 1_000).moved()).isEqualTo(101);
+        assertThat(store.transfer(whole("q"), 1_000).moved()).isEqualTo(101);
 
         assertThat(redisson.<String>getList(k.ready(), StringCodec.INSTANCE).readAll())
                 .as("nothing in the default group's list but the wake marker (no job)").containsOnly("");
@@ -96,7 +96,7 @@ class GroupedClaimTest {
         // as a script that does not route by group leaves it (a hand-back, or a watchdog of an earlier release)
         redisson.getList(k.ready(), StringCodec.INSTANCE).add("a-0");
         redisson.getList(k.ready(), StringCodec.INSTANCE).add("none-x");
-        store.publish("q", List.of(new NewJob("none-x", true, 0, false, "1")));
+        store.publish(whole("q"), List.of(new NewJob("none-x", true, 0, false, "1")));
 
         List<String> claimed = new ArrayList<>();
         for (int i = 0; i < 5 && claimed.size() < 4; i++) {
@@ -109,21 +109,21 @@ class GroupedClaimTest {
     void findShowsTheGroup() {
         publish("merchant,7", 1, 60_000);
         publish(null, 1, 0);
-        assertThat(store.find("q", "merchant,7-0").orElseThrow().group()).isEqualTo("merchant,7");
-        assertThat(store.find("q", "none-0").orElseThrow().group()).as("the default group").isNull();
+        assertThat(store.find(whole("q"), "merchant,7-0").orElseThrow().group()).isEqualTo("merchant,7");
+        assertThat(store.find(whole("q"), "none-0").orElseThrow().group()).as("the default group").isNull();
     }
 
     @Test
     void aJobsGroupIsDeletedWithTheJob() {
         publish("a", 4, 60_000);
         publish("b", 2, 0);
-        assertThat(store.cancel("q", "a-0")).isTrue();
+        assertThat(store.cancel(whole("q"), "a-0")).isTrue();
         List<StoredJob> held = claimLimited("i1", 10, 0);
         assertThat(ids(held)).containsExactly("b-0", "b-1");
         assertThat(partition().bury("i1", job(held, "b-0"), "failed")).isTrue();
         assertThat(partition().bury("i1", job(held, "b-1"), "failed")).isTrue();
-        assertThat(store.deadJobs().delete("q", List.of("b-0"))).isEqualTo(1);
-        assertThat(store.deadJobs().trim("q", Duration.ZERO, 10)).isEqualTo(1);
+        assertThat(store.deadJobs().delete(whole("q"), List.of("b-0"))).isEqualTo(1);
+        assertThat(store.deadJobs().trim(whole("q"), Duration.ZERO, 10)).isEqualTo(1);
 
         assertThat(redisson.<String, String>getMap(k.groups(), StringCodec.INSTANCE).readAllMap().keySet())
                 .as("cancelled, deleted and trimmed jobs leave no group behind").containsExactlyInAnyOrder("a-1", "a-2", "a-3");
@@ -132,7 +132,7 @@ class GroupedClaimTest {
     @Test
     void aQueueWithoutGroupsHasNoGroupKeys() {
         publish(null, 10, 0);
-        store.publish("q", List.of(new NewJob("later", true, 60_000, false, "1")));
+        store.publish(whole("q"), List.of(new NewJob("later", true, 60_000, false, "1")));
         assertThat(claim(10)).hasSize(10);
 
         assertThat(redisson.getKeys().countExists(k.groups(), k.groupsReady(), k.groupHeld())).isZero();
@@ -250,7 +250,7 @@ class GroupedClaimTest {
             jobs.add(new NewJob((group == null ? "none" : group) + "-" + i, true, delayMs, false, "1").inGroup(group));
         }
         for (int i = 0; i < jobs.size(); i += 1_000) {
-            store.publish("q", jobs.subList(i, Math.min(i + 1_000, jobs.size())));
+            store.publish(whole("q"), jobs.subList(i, Math.min(i + 1_000, jobs.size())));
         }
     }
 

@@ -48,7 +48,7 @@ class GroupedRoutingTest {
         publish("b", "b-0", 0);
         publish("b", "b-1", 0);
 
-        assertThat(store.deadJobs().requeue("q", List.of("a-0"))).isEqualTo(1);
+        assertThat(store.deadJobs().requeue(whole("q"), List.of("a-0"))).isEqualTo(1);
         assertThat(readyList("a")).as("a-0 behind a-1 in a's list").containsExactly("a-1", "a-0");
         assertThat(readyList(null)).as("nothing in the default group's list").isEmpty();
 
@@ -67,7 +67,7 @@ class GroupedRoutingTest {
         for (StoredJob job : claim("i1", 10, 0)) {
             assertThat(partition().bury("i1", job, "failed")).isTrue();
         }
-        assertThat(store.deadJobs().requeue("q", List.of())).isEqualTo(3);
+        assertThat(store.deadJobs().requeue(whole("q"), List.of())).isEqualTo(3);
 
         assertThat(readyList("a")).containsExactly("a-0");
         assertThat(readyList("b")).containsExactly("b-0");
@@ -82,7 +82,7 @@ class GroupedRoutingTest {
         publish("b", "b-0", 0);
         publish("b", "b-1", 0);
 
-        assertThat(store.reschedule("q", "a-0", true, 0)).isTrue();
+        assertThat(store.reschedule(whole("q"), "a-0", true, 0)).isTrue();
         assertThat(readyList("a")).containsExactly("a-0");
         assertThat(readyList(null)).isEmpty();
         assertThat(ids(claim("i1", 2, 1))).containsExactlyInAnyOrder("a-0", "b-0");
@@ -107,11 +107,11 @@ class GroupedRoutingTest {
         publish("a", "key", 0);
         StoredJob held = claim("i1", 1, 1).get(0);
         // published in group b while the job of group a runs: stored as its successor
-        assertThat(store.publish("q", List.of(new NewJob("key", true, 0, false, "2").inGroup("b"))))
+        assertThat(store.publish(whole("q"), List.of(new NewJob("key", true, 0, false, "2").inGroup("b"))))
                 .containsExactly(PublishOutcome.QUEUED_AS_SUCCESSOR);
         assertThat(partition().ack("i1", List.of(held))).isEqualTo(1);
 
-        assertThat(store.find("q", "key").orElseThrow().group()).isEqualTo("b");
+        assertThat(store.find(whole("q"), "key").orElseThrow().group()).isEqualTo("b");
         assertThat(readyList("b")).containsExactly("key");
         assertThat(readyList("a")).isEmpty();
         assertThat(ids(claim("i1", 1, 1))).containsExactly("key");
@@ -122,27 +122,27 @@ class GroupedRoutingTest {
     void aSuccessorWithoutAGroupTakesTheKeyInTheDefaultGroup() {
         publish("a", "key", 0);
         StoredJob held = claim("i1", 1, 1).get(0);
-        assertThat(store.publish("q", List.of(new NewJob("key", true, 0, true, "2"))))
+        assertThat(store.publish(whole("q"), List.of(new NewJob("key", true, 0, true, "2"))))
                 .containsExactly(PublishOutcome.QUEUED_AS_SUCCESSOR);
         // a replacing successor takes the key when the held job is retried
         assertThat(partition().retry("i1", held, "failed", Duration.ofMinutes(1))).isTrue();
 
-        assertThat(store.find("q", "key").orElseThrow().group()).isNull();
+        assertThat(store.find(whole("q"), "key").orElseThrow().group()).isNull();
         assertThat(readyList(null)).containsExactly("key");
-        assertThat(store.find("q", "key").orElseThrow().successor()).isNull();
+        assertThat(store.find(whole("q"), "key").orElseThrow().successor()).isNull();
     }
 
     @Test
     void findReadsAGroupedSuccessorWithItsGroup() {
         publish("a", "key", 0);
         claim("i1", 1, 1);
-        store.publish("q", List.of(new NewJob("key", true, 60_000, false, "\"next\"").inGroup("b")));
-        JobInfo.Successor successor = store.find("q", "key").orElseThrow().successor();
+        store.publish(whole("q"), List.of(new NewJob("key", true, 60_000, false, "\"next\"").inGroup("b")));
+        JobInfo.Successor successor = store.find(whole("q"), "key").orElseThrow().successor();
         assertThat(successor.payloadJson()).isEqualTo("\"next\"");
         assertThat(successor.group()).isEqualTo("b");
 
-        store.publish("q", List.of(new NewJob("key", true, 60_000, true, "\"plain\"")));
-        assertThat(store.find("q", "key").orElseThrow().successor().group()).as("a replacing one without a group").isNull();
+        store.publish(whole("q"), List.of(new NewJob("key", true, 60_000, true, "\"plain\"")));
+        assertThat(store.find(whole("q"), "key").orElseThrow().successor().group()).as("a replacing one without a group").isNull();
     }
 
     @Test
@@ -159,7 +159,7 @@ class GroupedRoutingTest {
         // the last grouped job cancelled while its id waits in a's list: no groups hash, a stale rotation
         publish("a", "a-1", 0);
         assertThat(partition().ack("i1", both)).isEqualTo(2);
-        assertThat(store.cancel("q", "a-1")).isTrue();
+        assertThat(store.cancel(whole("q"), "a-1")).isTrue();
         assertThat(redisson.getKeys().countExists(k.groups())).isZero();
         assertThat(ids(claim("i1", 1, 1))).containsExactly("none-2");
         publish("b", "b-0", 0);
@@ -200,17 +200,17 @@ class GroupedRoutingTest {
 
     @Test
     void aKeyPublishedTwiceInOneCallKeepsTheGroupOfItsLastRequest() {
-        store.publish("q", List.of(new NewJob("k1", true, 60_000, true, "1").inGroup("a"),
+        store.publish(whole("q"), List.of(new NewJob("k1", true, 60_000, true, "1").inGroup("a"),
                 new NewJob("k1", true, 60_000, true, "2"),
                 new NewJob("k2", true, 60_000, true, "1"),
                 new NewJob("k2", true, 60_000, true, "2").inGroup("b"),
                 new NewJob("k3", true, 0, true, "1").inGroup("a"),
                 new NewJob("k3", true, 0, true, "2").inGroup("c")));
 
-        assertThat(store.find("q", "k1").orElseThrow().group()).isNull();
-        assertThat(store.find("q", "k2").orElseThrow().group()).isEqualTo("b");
-        assertThat(store.find("q", "k3").orElseThrow().group()).isEqualTo("c");
-        assertThat(store.stats("q").delayed()).isEqualTo(2);
+        assertThat(store.find(whole("q"), "k1").orElseThrow().group()).isNull();
+        assertThat(store.find(whole("q"), "k2").orElseThrow().group()).isEqualTo("b");
+        assertThat(store.find(whole("q"), "k3").orElseThrow().group()).isEqualTo("c");
+        assertThat(store.stats(whole("q")).delayed()).isEqualTo(2);
         assertThat(redisson.getScoredSortedSet(k.delayed() + ":b", StringCodec.INSTANCE).readAll()).containsExactly("k2");
         assertThat(redisson.getKeys().countExists(k.delayed() + ":a")).isZero();
         assertThat(readyList("c")).containsExactly("k3");
@@ -226,7 +226,7 @@ class GroupedRoutingTest {
     }
 
     private void publish(String group, String id, long delayMs) {
-        store.publish("q", List.of(new NewJob(id, true, delayMs, false, "1").inGroup(group)));
+        store.publish(whole("q"), List.of(new NewJob(id, true, delayMs, false, "1").inGroup(group)));
     }
 
     /** The ids in a group's ready list (null: the default group's), without the wake marker (no job; see _wake_marker.lua). */

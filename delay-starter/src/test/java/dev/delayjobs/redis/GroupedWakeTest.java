@@ -61,7 +61,7 @@ class GroupedWakeTest {
         publish("a", "a-0", 60_000);
         CompletableFuture<Boolean> waiting = waitForReady();
         makeDue();
-        assertThat(store.transfer("q", 100).moved()).isEqualTo(1);
+        assertThat(store.transfer(whole("q"), 100).moved()).isEqualTo(1);
         assertThat(waiting.get(WAIT.toSeconds() + 5, TimeUnit.SECONDS)).as("woken by the transfer").isTrue();
         assertThat(ids(claim("i1", 10, 0))).containsExactly("a-0");
     }
@@ -86,14 +86,14 @@ class GroupedWakeTest {
             publish("a", "a-" + i, 0);
         }
         assertThat(readyList()).as("one marker for five pushes").containsExactly("");
-        assertThat(store.stats("q").ready()).as("a's five jobs, not the marker").isEqualTo(5);
+        assertThat(store.stats(whole("q")).ready()).as("a's five jobs, not the marker").isEqualTo(5);
 
         publish(null, "none-0", 0);
         assertThat(readyList()).containsExactly("", "none-0");
-        QueueStats stats = store.stats("q");
+        QueueStats stats = store.stats(whole("q"));
         assertThat(stats.ready()).as("a's five and none-0").isEqualTo(6);
         assertThat(stats.oldestWaitingDueAt()).as("the oldest default job read behind the marker").isPositive();
-        PayloadVersionCounts versions = store.payloadVersions("q");
+        PayloadVersionCounts versions = store.payloadVersions(whole("q"));
         assertThat(versions.waiting()).as("waiting in ready and delayed: none-0 (groups' lists are not read)").isEqualTo(1);
         assertThat(versions.read()).as("none-0 read, not the marker").isEqualTo(1);
     }
@@ -124,14 +124,14 @@ class GroupedWakeTest {
         assertThat(claimed).hasSize(30).doesNotHaveDuplicates();
         claim("i1", 4, 2);
         assertThat(redisson.getKeys().countExists(k.ready())).as("no marker left in ready").isZero();
-        assertThat(store.stats("q").ready()).isZero();
+        assertThat(store.stats(whole("q")).ready()).isZero();
     }
 
     @Test
     void eachPartitionIsWokenInItsOwnReadyList() {
         List<Partition> partitions = QueueLayout.of(QueueName.of("q"), 2).all();
         Partition second = partitions.get(1);
-        store.publish(second.name(), 2, List.of(new NewJob("a-0", true, 0, false, "1").inGroup("a")));
+        store.publish(second, List.of(new NewJob("a-0", true, 0, false, "1").inGroup("a")));
         for (Partition partition : partitions) {
             QueueKeys keys = new QueueKeys(prefix, partition);
             assertThat(redisson.<String>getList(keys.ready(), StringCodec.INSTANCE).readAll()).as(partition.name())
@@ -143,7 +143,7 @@ class GroupedWakeTest {
     @Test
     void aMarkerAloneDoesNotHoldBackALayoutChange() {
         publish("a", "a-0", 0);
-        assertThat(store.cancel("q", "a-0")).isTrue();
+        assertThat(store.cancel(whole("q"), "a-0")).isTrue();
         assertThat(readyList()).containsExactly("");
         assertThat(new QueueLayoutStore(redisson, prefix).close(QueueName.of("q"), 2, 1, "i1").any())
                 .as("nothing waits in the queue: its partition closes for the new layout").isFalse();
@@ -176,7 +176,7 @@ class GroupedWakeTest {
     }
 
     private void publish(String group, String id, long delayMs) {
-        store.publish("q", List.of(new NewJob(id, true, delayMs, false, "1").inGroup(group)));
+        store.publish(whole("q"), List.of(new NewJob(id, true, delayMs, false, "1").inGroup(group)));
     }
 
     private List<String> readyList() {

@@ -50,11 +50,11 @@ class PrefetchedJobsTest {
                 .containsOnly(1);
         assertThat(claim.suspects()).isEmpty();
         assertThat(state("a")).isEqualTo(JobState.RUNNING);
-        JobInfo b = store.find("q", "b").orElseThrow();
+        JobInfo b = store.find(whole("q"), "b").orElseThrow();
         assertThat(b.state()).isEqualTo(JobState.PREFETCHED);
         assertThat(b.attempts()).as("no attempt before the start").isZero();
 
-        QueueStats stats = store.stats("q");
+        QueueStats stats = store.stats(whole("q"));
         assertThat(stats.running()).isEqualTo(1);
         assertThat(stats.ready()).as("prefetched jobs count as ready").isEqualTo(2);
         assertThat(stats.oldestWaitingDueAt()).as("a stalled buffer stays visible").isPositive()
@@ -63,8 +63,8 @@ class PrefetchedJobsTest {
         assertThat(stats.instances()).extracting(QueueStats.ConsumerInstance::prefetched).containsExactly(2L);
         assertThat(stats.instances()).extracting(QueueStats.ConsumerInstance::running).containsExactly(1L);
 
-        assertThat(store.cancel("q", "b")).as("too late to cancel").isFalse();
-        assertThat(store.reschedule("q", "b", true, 60_000)).isFalse();
+        assertThat(store.cancel(whole("q"), "b")).as("too late to cancel").isFalse();
+        assertThat(store.reschedule(whole("q"), "b", true, 60_000)).isFalse();
         assertThat(state("b")).isEqualTo(JobState.PREFETCHED);
     }
 
@@ -90,11 +90,11 @@ class PrefetchedJobsTest {
         assertThat(store.partition(whole("q")).markStartedAsync(List.of(a)).join()).isEqualTo(1);
         assertThat(store.partition(whole("q")).markStartedAsync(List.of(a)).join()).as("a resent mark").isZero();
 
-        JobInfo info = store.find("q", "a").orElseThrow();
+        JobInfo info = store.find(whole("q"), "a").orElseThrow();
         assertThat(info.state()).isEqualTo(JobState.RUNNING);
         assertThat(info.attempts()).isEqualTo(1);
         assertThat(store.partition(whole("q")).ack("i1", List.of(a))).isEqualTo(1);
-        assertThat(store.find("q", "a")).isEmpty();
+        assertThat(store.find(whole("q"), "a")).isEmpty();
     }
 
     @Test
@@ -107,8 +107,8 @@ class PrefetchedJobsTest {
         // the marks arrive late and change nothing
         assertThat(store.partition(whole("q")).markStartedAsync(jobs).join()).isZero();
 
-        assertThat(store.find("q", "acked")).isEmpty();
-        JobInfo retried = store.find("q", "retried").orElseThrow();
+        assertThat(store.find(whole("q"), "acked")).isEmpty();
+        JobInfo retried = store.find(whole("q"), "retried").orElseThrow();
         assertThat(retried.state()).isEqualTo(JobState.DELAYED);
         assertThat(retried.attempts()).isEqualTo(1);
     }
@@ -121,11 +121,11 @@ class PrefetchedJobsTest {
         Recovery recovery = store.partition(whole("q")).releaseAllBut("i1", List.of("running", "also-running"), 2);
 
         assertThat(recovery.requeued()).isEqualTo(2);
-        JobInfo waiting = store.find("q", "waiting").orElseThrow();
+        JobInfo waiting = store.find(whole("q"), "waiting").orElseThrow();
         assertThat(waiting.state()).isEqualTo(JobState.READY);
         assertThat(waiting.attempts()).isZero();
         assertThat(state("running")).isEqualTo(JobState.RUNNING);
-        assertThat(store.stats("q").instances()).as("the jobs still running stay held by i1")
+        assertThat(store.stats(whole("q")).instances()).as("the jobs still running stay held by i1")
                 .extracting(QueueStats.ConsumerInstance::held).containsExactly(2L);
         Claim next = claim("i2", 3, 0, LONG_LEASE);
         assertThat(next.jobs()).as("handed back to the front of ready, in the order they were held")
@@ -140,9 +140,9 @@ class PrefetchedJobsTest {
 
         await().atMost(Duration.ofSeconds(5)).until(() -> store.leases().recoverExpired(QueueName.of("q").whole(), 3).instances() == 1);
 
-        JobInfo running = store.find("q", "running").orElseThrow();
+        JobInfo running = store.find(whole("q"), "running").orElseThrow();
         assertThat(running.attempts()).as("started: its attempt counts").isEqualTo(1);
-        JobInfo waiting = store.find("q", "waiting").orElseThrow();
+        JobInfo waiting = store.find(whole("q"), "waiting").orElseThrow();
         assertThat(waiting.state()).isEqualTo(JobState.READY);
         assertThat(waiting.attempts()).as("never started as far as Redis knows").isZero();
 
@@ -151,7 +151,7 @@ class PrefetchedJobsTest {
         assertThat(next.jobs()).extracting(StoredJob::attempts).containsExactly(2, 1);
         assertThat(next.suspects()).containsExactly("waiting");
         assertThat(store.partition(whole("q")).markStarted(next.jobs().get(1))).isTrue();
-        assertThat(store.find("q", "waiting").orElseThrow().attempts()).isEqualTo(1);
+        assertThat(store.find(whole("q"), "waiting").orElseThrow().attempts()).isEqualTo(1);
     }
 
     @Test
@@ -170,7 +170,7 @@ class PrefetchedJobsTest {
             awaitRecovered();
         }
 
-        JobInfo dead = store.find("q", "poison").orElseThrow();
+        JobInfo dead = store.find(whole("q"), "poison").orElseThrow();
         assertThat(dead.state()).isEqualTo(JobState.DEAD);
         assertThat(dead.attempts()).isEqualTo(maxAttempts - 1);
         assertThat(dead.lastError()).isEqualTo("consumer c3 stopped during attempt 2, after an earlier consumer stopped "
@@ -185,7 +185,7 @@ class PrefetchedJobsTest {
             awaitRecovered();
         }
 
-        JobInfo dead = store.find("q", "poison").orElseThrow();
+        JobInfo dead = store.find(whole("q"), "poison").orElseThrow();
         assertThat(dead.state()).isEqualTo(JobState.DEAD);
         assertThat(dead.attempts()).isEqualTo(3);
         assertThat(dead.lastError()).isEqualTo("consumer c3 stopped during attempt 3");
@@ -201,11 +201,11 @@ class PrefetchedJobsTest {
 
     private void publishDue(String... ids) {
         for (String id : ids) {
-            store.publish("q", List.of(new NewJob(id, true, 0, false, "{}")));
+            store.publish(whole("q"), List.of(new NewJob(id, true, 0, false, "{}")));
         }
     }
 
     private JobState state(String id) {
-        return store.find("q", id).orElseThrow().state();
+        return store.find(whole("q"), id).orElseThrow().state();
     }
 }

@@ -1,6 +1,7 @@
 package dev.delayjobs.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static dev.delayjobs.test.TestPartitions.whole;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -33,7 +34,7 @@ class PublishRecordHeaderTest {
             jobs.add(i % 3 == 0 ? new NewJob("a" + i, false, i == 0 ? 1_000 : at + i, false, "\"" + i + "\"")
                     : new NewJob("d" + i, true, 60_000L * i, false, "\"" + i + "\""));
         }
-        store.publish("q", jobs);
+        store.publish(whole("q"), jobs);
         Map<String, String> records = redisson.<String, String>getMap(k.jobs(), StringCodec.INSTANCE).readAllMap();
 
         for (int i = 0; i < 80; i++) {

@@ -2,6 +2,7 @@ package dev.delayjobs.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static dev.delayjobs.test.TestPartitions.whole;
 
 import java.time.Duration;
 import java.util.List;
@@ -49,12 +50,12 @@ class PublishWakeTest {
     @Test
     void announcesOnlyADueTimeThatBeatsTheHead() throws InterruptedException {
         long now = System.currentTimeMillis();
-        store.publish("q", List.of(new NewJob("first", false, now + 3_600_000, false, "1")));
+        store.publish(whole("q"), List.of(new NewJob("first", false, now + 3_600_000, false, "1")));
         assertThat(next()).as("the first delayed job is the head").isEqualTo(now + 3_600_000);
 
-        store.publish("q", List.of(new NewJob("later", false, now + 7_200_000, false, "2")));
-        store.publish("q", List.of(new NewJob("due", true, 0, false, "3")));
-        store.publish("q", List.of(new NewJob("earlier", false, now + 1_800_000, false, "4"),
+        store.publish(whole("q"), List.of(new NewJob("later", false, now + 7_200_000, false, "2")));
+        store.publish(whole("q"), List.of(new NewJob("due", true, 0, false, "3")));
+        store.publish(whole("q"), List.of(new NewJob("earlier", false, now + 1_800_000, false, "4"),
                 new NewJob("between", false, now + 2_000_000, false, "5")));
         assertThat(next()).as("a later job and a due one announce nothing; the earliest of a call does")
                 .isEqualTo(now + 1_800_000);
@@ -63,11 +64,11 @@ class PublishWakeTest {
     @Test
     void aReplacedHeadIsNoLongerTheHeadToBeat() throws InterruptedException {
         long now = System.currentTimeMillis();
-        store.publish("q", List.of(new NewJob("k", false, now + 1_000_000, false, "1"),
+        store.publish(whole("q"), List.of(new NewJob("k", false, now + 1_000_000, false, "1"),
                 new NewJob("other", false, now + 3_000_000, false, "2")));
         assertThat(next()).isEqualTo(now + 1_000_000);
 
-        store.publish("q", List.of(new NewJob("k", false, now + 2_000_000, true, "3")));
+        store.publish(whole("q"), List.of(new NewJob("k", false, now + 2_000_000, true, "3")));
         assertThat(next()).as("the replacement beats what is left once the job it replaces has gone")
                 .isEqualTo(now + 2_000_000);
     }

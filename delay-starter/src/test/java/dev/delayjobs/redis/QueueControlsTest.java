@@ -46,8 +46,8 @@ class QueueControlsTest {
         Claim paused = store.partition(whole("q")).claim(request("i1", 10, LEASE, 1));
         assertThat(paused.paused()).isTrue();
         assertThat(paused.jobs()).isEmpty();
-        assertThat(store.find("q", "j0").orElseThrow().state()).isEqualTo(JobState.READY);
-        assertThat(store.stats("q").control().paused()).isTrue();
+        assertThat(store.find(whole("q"), "j0").orElseThrow().state()).isEqualTo(JobState.READY);
+        assertThat(store.stats(whole("q")).control().paused()).isTrue();
         assertThat(controls.state(whole("q")).pausedAt()).isNotNull();
 
         assertThat(controls.resume(whole("q"))).isTrue();
@@ -55,7 +55,7 @@ class QueueControlsTest {
         Claim resumed = store.partition(whole("q")).claim(request("i1", 10, LEASE, 1));
         assertThat(resumed.paused()).isFalse();
         assertThat(resumed.jobs()).extracting(StoredJob::id).containsExactly("j0", "j1", "j2");
-        assertThat(store.stats("q").control().paused()).isFalse();
+        assertThat(store.stats(whole("q")).control().paused()).isFalse();
     }
 
     @Test
@@ -83,7 +83,7 @@ class QueueControlsTest {
         assertThat(second.rateLimitedForMillis()).as("the limit is reached").isBetween(1L, 60_000L);
         assertThat(third.jobs()).isEmpty();
         assertThat(third.rateLimitedForMillis()).isBetween(1L, 60_000L);
-        assertThat(store.stats("q").ready()).as("over the limit, jobs wait in ready").isEqualTo(5);
+        assertThat(store.stats(whole("q")).ready()).as("over the limit, jobs wait in ready").isEqualTo(5);
     }
 
     @Test
@@ -94,7 +94,7 @@ class QueueControlsTest {
 
         controls.setRateLimit(whole("q"), RateLimit.parse("6/1m"));
         assertThat(controls.state(whole("q")).rateLimit()).isEqualTo(RateLimit.parse("6/1m"));
-        assertThat(store.stats("q").control().rateLimit()).isEqualTo(RateLimit.parse("6/1m"));
+        assertThat(store.stats(whole("q")).control().rateLimit()).isEqualTo(RateLimit.parse("6/1m"));
         assertThat(store.partition(whole("q")).claim(request("i1", 10, LEASE, 1, twoPerMinute)).jobs()).as("6 in the window, 2 used").hasSize(4);
 
         controls.setRateLimit(whole("q"), null);
@@ -116,7 +116,7 @@ class QueueControlsTest {
         // once the window has passed, the next two start
         await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20))
                 .until(() -> store.partition(whole("q")).claim(request("i1", 10, LEASE, 1, twoPer300ms)).jobs().size() == 2);
-        assertThat(store.stats("q").ready()).isZero();
+        assertThat(store.stats(whole("q")).ready()).isZero();
     }
 
     @Test
@@ -136,6 +136,6 @@ class QueueControlsTest {
         for (int i = 0; i < count; i++) {
             jobs.add(new NewJob("j" + i, true, 0, false, "{\"n\":" + i + "}"));
         }
-        store.publish("q", jobs);
+        store.publish(whole("q"), jobs);
     }
 }

@@ -18,6 +18,7 @@ import org.redisson.config.ReadMode;
 import dev.delayjobs.store.StoredJob;
 import dev.delayjobs.JobState;
 import dev.delayjobs.embeddedredis.RedisServerProcess;
+import dev.delayjobs.queue.QueueName;
 
 /**
  * The starter reads its own writes with Redisson reading from replicas ({@code readMode SLAVE},
@@ -54,14 +55,14 @@ class ReplicaReadTest {
         RedisJobStore store = new RedisJobStore(redisson, "rr");
         replica.pause();
 
-        store.registerQueue("q");
-        store.publish("q", List.of(new NewJob("a", true, 60_000, false, "1"), new NewJob("b", true, 0, false, "2")));
+        store.registerQueue(QueueName.of("q"));
+        store.publish(whole("q"), List.of(new NewJob("a", true, 60_000, false, "1"), new NewJob("b", true, 0, false, "2")));
         StoredJob b = store.partition(whole("q")).claim(request("i1", 1, Duration.ofSeconds(10), 1)).jobs().get(0);
         store.partition(whole("q")).bury("i1", b, "broken");
 
-        assertThat(store.find("q", "a").orElseThrow().state()).isEqualTo(JobState.DELAYED);
-        assertThat(store.stats("q").delayed()).isEqualTo(1);
-        assertThat(store.deadJobs().page("q", 0, 10).total()).isEqualTo(1);
+        assertThat(store.find(whole("q"), "a").orElseThrow().state()).isEqualTo(JobState.DELAYED);
+        assertThat(store.stats(whole("q")).delayed()).isEqualTo(1);
+        assertThat(store.deadJobs().page(whole("q"), 0, 10).total()).isEqualTo(1);
         assertThat(store.knownQueues()).containsExactly("q");
     }
 }

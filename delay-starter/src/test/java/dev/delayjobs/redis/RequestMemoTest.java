@@ -2,6 +2,7 @@ package dev.delayjobs.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static dev.delayjobs.test.TestPartitions.whole;
 
 import java.time.Duration;
 import java.util.List;
@@ -84,9 +85,9 @@ class RequestMemoTest {
             String prefix = TestRedis.uniquePrefix();
             RedisJobStore store = new RedisJobStore(patient, prefix);
             assertThat(store.requestMemoLifetime(ReplicaConfirmation.NONE)).isEqualTo(Duration.ofMillis(window + 10_000));
-            store.publish("q", List.of(new NewJob("a", true, 0, false, "1")));
+            store.publish(whole("q"), List.of(new NewJob("a", true, 0, false, "1")));
             assertThat(memoTtls(patient, prefix)).singleElement().satisfies(ttl -> assertThat(ttl).isGreaterThan(window));
-            store.cancel("q", "a");
+            store.cancel(whole("q"), "a");
             // the cancel's memo is in the publish's bucket or one of its own
             assertThat(memoTtls(patient, prefix)).hasSizeBetween(1, 2).allSatisfy(ttl -> assertThat(ttl).isGreaterThan(window - 1_000));
             assertThat(patient.getKeys().getKeysStreamByPattern(prefix + "*req:*").mapToInt(key -> patient.getMap(key).size()).sum())

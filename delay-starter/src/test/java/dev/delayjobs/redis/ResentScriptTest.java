@@ -49,12 +49,12 @@ class ResentScriptTest {
 
         assertThat(first).containsExactly(1L);
         assertThat(copy).as("not KEPT_EXISTING, which the publisher reads as an id clash").containsExactly(1L);
-        assertThat(store.stats("q").delayed()).isEqualTo(1);
+        assertThat(store.stats(whole("q")).delayed()).isEqualTo(1);
     }
 
     @Test
     void aResentPublishThatMetAHeldJobAnswersQueuedAgainNotKept() {
-        store.publish("q", List.of(new NewJob("k", true, 0, false, "\"old\"")));
+        store.publish(whole("q"), List.of(new NewJob("k", true, 0, false, "\"old\"")));
         store.partition(whole("q")).claim(request("i1", 1, Duration.ofSeconds(10), 1));
         List<Object> keys = k.of(k.jobs(), k.delayed(), k.ready(), k.stats(), k.dead(), k.errors(), k.request("p:test:1"),
                 k.control(), k.successors(), k.claims(), k.groups(), k.groupsReady(), k.groupHeld());
@@ -64,12 +64,12 @@ class ResentScriptTest {
 
         assertThat(first).as("stored as the running job's successor").containsExactly(3L);
         assertThat(copy).as("not KEPT_EXISTING, which a second publish onto the successor would answer").containsExactly(3L);
-        assertThat(store.find("q", "k").orElseThrow().successor().payloadJson()).isEqualTo("\"new\"");
+        assertThat(store.find(whole("q"), "k").orElseThrow().successor().payloadJson()).isEqualTo("\"new\"");
     }
 
     @Test
     void aResentClaimTakesNoMoreJobsAndReturnsTheSameOnes() {
-        store.publish("q", List.of(new NewJob("a", true, 0, false, "1"), new NewJob("b", true, 0, false, "2"),
+        store.publish(whole("q"), List.of(new NewJob("a", true, 0, false, "1"), new NewJob("b", true, 0, false, "2"),
                 new NewJob("c", true, 0, false, "3")));
         List<Object> keys = k.of(k.ready(), k.active("i1"), k.jobs(), k.delayed(), k.dead(), k.errors(), k.stats(),
                 k.instances(), k.claimFences(), k.request("c:test:1"), k.control(), k.rateLog(), k.claims(), k.groups(), k.groupsReady(), k.groupHeld());
@@ -81,14 +81,14 @@ class ResentScriptTest {
         assertThat(first.subList(3, first.size())).as("two ids, records, claim states and groups").hasSize(8);
         assertThat(copy).isEqualTo(first);
         assertThat(redisson.getList(k.active("i1"), StringCodec.INSTANCE).size()).as("two held, not four").isEqualTo(2);
-        assertThat(store.stats("q").ready()).isEqualTo(1);
+        assertThat(store.stats(whole("q")).ready()).isEqualTo(1);
         assertThat(store.partition(whole("q")).claim(request("i2", 5, Duration.ofSeconds(10), 1, RateLimit.parse("3/1m"))).jobs())
                 .as("the third permit is left").hasSize(1);
     }
 
     @Test
     void aResentHandBackRaisesTheFenceOnlyOnce() {
-        store.publish("q", List.of(new NewJob("a", true, 0, false, "1")));
+        store.publish(whole("q"), List.of(new NewJob("a", true, 0, false, "1")));
         long epoch = store.partition(whole("q")).releaseAllBut("i1", List.of(), 1).fence();
         // the copy Redisson resent runs too, after the first run's reply was kept
         store.partition(whole("q")).releaseAllBut("i1", List.of(), 1);
@@ -100,13 +100,13 @@ class ResentScriptTest {
 
     @Test
     void aResentCancelAnswersThatItCancelled() {
-        store.publish("q", List.of(new NewJob("a", true, 60_000, false, "1")));
+        store.publish(whole("q"), List.of(new NewJob("a", true, 60_000, false, "1")));
         List<Object> keys = k.of(k.jobs(), k.delayed(), k.dead(), k.errors(), k.request("p:test:1"), k.successors(), k.claims(), k.groups());
         Long first = LuaScript.load(Script.CANCEL).run(script, Mode.READ_WRITE, ReturnType.LONG, keys, "a", "x-1");
         Long copy = LuaScript.load(Script.CANCEL).run(script, Mode.READ_WRITE, ReturnType.LONG, keys, "a", "x-1");
 
         assertThat(first).isEqualTo(1L);
         assertThat(copy).isEqualTo(1L);
-        assertThat(store.find("q", "a")).isEmpty();
+        assertThat(store.find(whole("q"), "a")).isEmpty();
     }
 }

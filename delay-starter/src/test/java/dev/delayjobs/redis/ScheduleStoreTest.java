@@ -57,7 +57,7 @@ class ScheduleStoreTest {
         assertThat(schedules.tick(whole("q"), List.of(step))).containsExactly(Stepped.PUBLISHED);
         assertThat(schedules.tick(whole("q"), List.of(step))).as("the second instance, same read").containsExactly(Stepped.MOVED_ON);
 
-        assertThat(jobs.find("q", "s@" + tick)).hasValueSatisfying(j -> {
+        assertThat(jobs.find(whole("q"), "s@" + tick)).hasValueSatisfying(j -> {
             assertThat(j.state()).isEqualTo(JobState.DELAYED);
             assertThat(j.dueAt().toEpochMilli()).isEqualTo(tick);
             assertThat(j.payloadJson()).isEqualTo("{\"a\":1}");
@@ -75,7 +75,7 @@ class ScheduleStoreTest {
 
         assertThat(schedules.tick(whole("q"), List.of(new Step("s", "r:1000;m:FIRE_ONE", tick, true, tick, tick + 1000))))
                 .containsExactly(Stepped.MOVED_ON);
-        assertThat(jobs.find("q", "s@" + tick)).isEmpty();
+        assertThat(jobs.find(whole("q"), "s@" + tick)).isEmpty();
     }
 
     @Test
@@ -88,8 +88,8 @@ class ScheduleStoreTest {
         assertThat(schedules.tick(whole("q"), List.of(new Step("skip", "r:1000;m:FIRE_NONE", past, false, past, next),
                 new Step("one", "r:1000;m:FIRE_ONE", past, true, past, next)))).containsExactly(Stepped.SKIPPED, Stepped.PUBLISHED);
 
-        assertThat(jobs.find("q", "skip@" + past)).isEmpty();
-        assertThat(jobs.find("q", "one@" + past)).hasValueSatisfying(j -> assertThat(j.state()).isEqualTo(JobState.READY));
+        assertThat(jobs.find(whole("q"), "skip@" + past)).isEmpty();
+        assertThat(jobs.find(whole("q"), "one@" + past)).hasValueSatisfying(j -> assertThat(j.state()).isEqualTo(JobState.READY));
     }
 
     @Test
@@ -102,7 +102,7 @@ class ScheduleStoreTest {
 
         assertThat(schedules.tick(whole("q"), List.of(new Step("s", spec, t1 + 1000, true, t1 + 1000, t1 + 2000, true))))
                 .as("the job of t1 is READY, not ended").containsExactly(Stepped.OVERLAPPED);
-        assertThat(jobs.find("q", "s@" + (t1 + 1000))).isEmpty();
+        assertThat(jobs.find(whole("q"), "s@" + (t1 + 1000))).isEmpty();
         assertThat(schedules.due(whole("q"), 60_000, 10).schedules()).singleElement()
                 .satisfies(d -> assertThat(d.tick()).isEqualTo(t1 + 2000));
         assertThat(schedules.page(whole("q"), "0", 10).schedules()).singleElement().satisfies(l -> {
@@ -112,7 +112,7 @@ class ScheduleStoreTest {
         assertThat(redisson.getMap(new QueueKeys(prefix, whole("q")).stats(), StringCodec.INSTANCE).get("ticks-skipped"))
                 .isEqualTo("1");
 
-        assertThat(jobs.cancel("q", "s@" + t1)).isTrue();
+        assertThat(jobs.cancel(whole("q"), "s@" + t1)).isTrue();
         assertThat(schedules.tick(whole("q"), List.of(new Step("s", spec, t1 + 2000, true, t1 + 2000, t1 + 3000, true))))
                 .as("the job of t1 ended").containsExactly(Stepped.PUBLISHED);
     }

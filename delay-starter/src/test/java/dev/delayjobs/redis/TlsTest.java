@@ -97,9 +97,9 @@ class TlsTest {
     void publishClaimAckAndTheWakeWorkOverTls() {
         RedisJobStore store = new RedisJobStore(redisson, "tls");
         long[] woken = { 0 };
-        try (ChannelSubscription wake = store.subscribeWake("q", due -> woken[0] = due)) {
-            store.publish("q", List.of(new NewJob("later", true, 60_000, false, "1"), new NewJob("now", true, 0, false, "2")));
-            assertThat(store.find("q", "later").orElseThrow().state()).isEqualTo(JobState.DELAYED);
+        try (ChannelSubscription wake = store.subscribeWake(whole("q"), due -> woken[0] = due)) {
+            store.publish(whole("q"), List.of(new NewJob("later", true, 60_000, false, "1"), new NewJob("now", true, 0, false, "2")));
+            assertThat(store.find(whole("q"), "later").orElseThrow().state()).isEqualTo(JobState.DELAYED);
             StoredJob job = store.partition(whole("q")).claim(request("i1", 1, Duration.ofSeconds(10), store.partition(whole("q")).releaseAllBut("i1", List.of(), 1).fence()))
                     .jobs().get(0);
             assertThat(job.id()).isEqualTo("now");

@@ -154,7 +154,7 @@ class TopologyTest {
                 "delay.sweep-interval=300ms")) {
             RedisJobStore store = app.getBean(RedisJobStore.class);
             for (int i = 1; i <= 5; i++) {
-                store.publish("recovered", List.of(new NewJob("job-" + i, true, 0, false, Integer.toString(i))));
+                store.publish(whole("recovered"), List.of(new NewJob("job-" + i, true, 0, false, Integer.toString(i))));
             }
             // an instance that claimed three jobs and died: its lease of 1 s runs out unrenewed
             List<StoredJob> held = store.partition(whole("recovered")).claim(request("ghost", 3, Duration.ofSeconds(1), 1)).jobs();
