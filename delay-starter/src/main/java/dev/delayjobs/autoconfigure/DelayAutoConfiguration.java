@@ -132,9 +132,8 @@ public final class DelayAutoConfiguration {
         int longestRecord = (int) Math.min(Integer.MAX_VALUE, settings.maxPayloadBytes() + 8192);
         RedisJobStore store;
         try {
-            // by the partition's name, as it always was: a partitioned queue's name is not looked up
             store = new RedisJobStore(redisson, settings.keyPrefix(), longestRecord,
-                    partition -> settings.replicaConfirmation(partition.name()), settings.bridgedLists());
+                    partition -> settings.replicaConfirmation(partition.queue().value()), settings.bridgedLists());
             store.requestMemoLifetime(settings.longestReplicaConfirmation());
         }
         catch (RequestMemo.SettingsNotCovered ex) {

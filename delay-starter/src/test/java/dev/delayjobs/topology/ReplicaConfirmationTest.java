@@ -32,13 +32,17 @@ class ReplicaConfirmationTest {
         RedisSentinelGroup group = Topology.Servers.sentinel();
         try (ConfigurableApplicationContext app = TestApps.runOn(Topology.SENTINEL.springProperties(),
                 TestRedis.uniquePrefix(), List.of(), "delay.publisher.confirm-replicas=1",
-                "delay.publisher.confirm-timeout=500ms", "delay.queues.strict.confirm-replicas=2")) {
+                "delay.publisher.confirm-timeout=500ms", "delay.queues.strict.confirm-replicas=2",
+                "delay.queues.strict-split.confirm-replicas=2", "delay.queues.strict-split.partitions=2")) {
             DelayPublisher publisher = app.getBean(DelayPublisher.class);
             String confirmed = publisher.publish("orders", 1, Duration.ofHours(1));
             assertThat(publisher.find("orders", confirmed)).get().extracting(job -> job.state()).isEqualTo(JobState.DELAYED);
 
             assertThatThrownBy(() -> publisher.publish("strict", 2, Duration.ofHours(1), "strict-1"))
                     .as("two replicas asked for, one exists").isInstanceOf(DelayQueueException.class)
+                    .hasMessageContaining("only 1 of 2 replica(s) confirmed them within 500 ms");
+            assertThatThrownBy(() -> publisher.publish("strict-split", 2, Duration.ofHours(1), "strict-split-1"))
+                    .as("the queue's setting holds in each of its partitions").isInstanceOf(DelayQueueException.class)
                     .hasMessageContaining("only 1 of 2 replica(s) confirmed them within 500 ms");
 
             RedisServerProcess replica = currentReplica(group);
