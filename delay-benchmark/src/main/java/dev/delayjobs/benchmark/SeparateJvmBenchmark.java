@@ -29,8 +29,8 @@ import dev.delayjobs.embeddedredis.RedisServerProcess;
  * follows the workers' pace). In the burst scenario each consumer JVM then takes a second burst of the
  * same size (a warm drain, its own rows; {@code --second-burst=false} leaves it out), and prints how the
  * drain went ({@link DrainTimeline}) and the processes' CPU from the due time to the last start;
- * {@code --consumer-jvm-variants="-XX:TieredStopAtLevel=1;-XX:TieredStopAtLevel=1 -XX:CICompilerCount=1"} runs the
- * burst again with consumer JVMs started with those flags (both engines; the empty entry is the
+ * {@code --consumer-jvm-variants="-XX:TieredStopAtLevel=1;-XX:TieredStopAtLevel=1 -XX:CICompilerCount=1"} runs each
+ * scenario again with consumer JVMs started with those flags (both engines; the empty entry is the
  * default JVM, the headline), and {@code --consumer-jfr=profile} (or the path of a {@code .jfc} file) has each consumer JVM
  * record JFR with those settings into the logs directory (a diagnostic: it slows the consumer).
  */
@@ -111,7 +111,7 @@ public final class SeparateJvmBenchmark {
                     if (run % 2 == 0) {
                         java.util.Collections.reverse(order);
                     }
-                    for (String variant : scenario.burst() ? variants : List.of("")) {
+                    for (String variant : variants) {
                         for (String engine : order) {
                             ConsumerJvm consumer = new ConsumerJvm(engine, variant, jfr, scenario.burst() && secondBurst);
                             Map<String, RunFigures> rows = measure(redis, run, scenario, consumer, logs, warmUpJobs, producerWarmUp, prefetch);
