@@ -40,7 +40,7 @@ public class DelayQueuesEndpoint {
     private final PartitionedQueues store;
     private final ListenerContainerRegistry registry;
     private final PayloadVersionsView.Cache payloadVersions;
-    private QueueActions actions;
+    private final QueueActions actions;
     private @Nullable DelaySchedules schedules;
 
     public DelayQueuesEndpoint(PartitionedQueues store, @Nullable ListenerContainerRegistry registry,
@@ -53,7 +53,7 @@ public class DelayQueuesEndpoint {
             DelayQueueControl control, @Nullable RedissonQueueMigration migration) {
         this.store = store;
         this.registry = registry;
-        this.actions = new QueueActions(store, control, migration, null);
+        this.actions = new QueueActions(store, control, migration, () -> schedules);
         this.payloadVersions = new PayloadVersionsView.Cache(store);
     }
 
@@ -63,7 +63,6 @@ public class DelayQueuesEndpoint {
      */
     public DelayQueuesEndpoint withSchedules(@Nullable DelaySchedules schedules) {
         this.schedules = schedules;
-        this.actions = actions.withSchedules(schedules);
         return this;
     }
 

@@ -1,6 +1,7 @@
 package dev.delayjobs.actuate;
 
 import java.util.List;
+import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
@@ -24,19 +25,15 @@ final class QueueActions {
     private final PartitionedQueues store;
     private final DelayQueueControl control;
     private final @Nullable RedissonQueueMigration migration;
-    private final @Nullable DelaySchedules schedules;
+    /** The endpoint's schedules, which it owns: {@code remove-schedule} is a bad request while there are none. */
+    private final Supplier<@Nullable DelaySchedules> schedules;
 
     QueueActions(PartitionedQueues store, DelayQueueControl control, @Nullable RedissonQueueMigration migration,
-            @Nullable DelaySchedules schedules) {
+            Supplier<@Nullable DelaySchedules> schedules) {
         this.store = store;
         this.control = control;
         this.migration = migration;
         this.schedules = schedules;
-    }
-
-    /** These actions, with {@code remove-schedule} on {@code schedules} (a bad request without). */
-    QueueActions withSchedules(@Nullable DelaySchedules schedules) {
-        return new QueueActions(store, control, migration, schedules);
     }
 
     /** Runs {@code action} on {@code name}, a queue the registry holds. */
@@ -90,6 +87,7 @@ final class QueueActions {
     }
 
     private ActionResult removeSchedule(String queue, @Nullable String name) {
+        DelaySchedules schedules = this.schedules.get();
         if (schedules == null) {
             throw new InvalidEndpointRequestException("schedules are not available here", "no schedules");
         }
